@@ -1,0 +1,137 @@
+package io.tenantry.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Max;
+import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/** One application of the tenant's stack (Kolide's "repos"): a Deployment, a Service and, with more than one replica, a PDB. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class AppSpec {
+
+  @Required
+  @Size(max = 30)
+  @Pattern(Patterns.DNS_LABEL)
+  @JsonPropertyDescription("Name of the app, unique within the tenant; names its Deployment and Service (a DNS label, at most 30 characters).")
+  private String name;
+
+  @Required
+  @Size(max = 255)
+  @Pattern(Patterns.IMAGE)
+  @JsonPropertyDescription("Container image without tag, for example registry.example.com/acme/web. The tag is spec.apps[].version.")
+  private String image;
+
+  @Required
+  @Size(max = 128)
+  @Pattern(Patterns.IMAGE_TAG)
+  @JsonPropertyDescription("Version of the app, used as the image tag. Changing it rolls the app's Deployment.")
+  private String version;
+
+  @Default("1")
+  @Min(0)
+  @Max(100)
+  @JsonPropertyDescription("Number of pods while the tenant is Active or New (0 to 100). A PodDisruptionBudget is added above 1.")
+  private Integer replicas = 1;
+
+  @Default("8080")
+  @Min(1)
+  @Max(65535)
+  @JsonPropertyDescription("Port the app listens on; its Service exposes it.")
+  private Integer port = 8080;
+
+  @Size(max = 64)
+  @ValidationRule(value = "self.all(e, self.exists_one(f, f.name == e.name))",
+      message = "environment variable names must be unique within an app")
+  @JsonPropertyDescription("Plain environment variables for the app's containers.")
+  private List<EnvVar> env = new ArrayList<>();
+
+  @JsonPropertyDescription("CPU and memory requests and limits of the app's containers.")
+  private AppResources resources;
+
+  public AppSpec() {
+  }
+
+  public AppSpec(String name, String image, String version, int replicas, int port) {
+    this.name = name;
+    this.image = image;
+    this.version = version;
+    this.replicas = replicas;
+    this.port = port;
+  }
+
+  public String getName() {
+    return name;
+  }
+
+  public void setName(String name) {
+    this.name = name;
+  }
+
+  public String getImage() {
+    return image;
+  }
+
+  public void setImage(String image) {
+    this.image = image;
+  }
+
+  public String getVersion() {
+    return version;
+  }
+
+  public void setVersion(String version) {
+    this.version = version;
+  }
+
+  public Integer getReplicas() {
+    return replicas;
+  }
+
+  public void setReplicas(Integer replicas) {
+    this.replicas = replicas;
+  }
+
+  public Integer getPort() {
+    return port;
+  }
+
+  public void setPort(Integer port) {
+    this.port = port;
+  }
+
+  public List<EnvVar> getEnv() {
+    return env;
+  }
+
+  public void setEnv(List<EnvVar> env) {
+    this.env = env;
+  }
+
+  public AppResources getResources() {
+    return resources;
+  }
+
+  public void setResources(AppResources resources) {
+    this.resources = resources;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof AppSpec a && Objects.equals(name, a.name) && Objects.equals(image, a.image)
+        && Objects.equals(version, a.version) && Objects.equals(replicas, a.replicas)
+        && Objects.equals(port, a.port) && Objects.equals(env, a.env) && Objects.equals(resources, a.resources);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(name, image, version, replicas, port, env, resources);
+  }
+}

@@ -1,0 +1,89 @@
+package io.tenantry.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.Size;
+import java.util.Objects;
+
+/** One database of a tenant: a StatefulSet with its volume, Service, PDB and credentials. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class DatabaseSpec {
+
+  @Required
+  @Size(max = 30)
+  @Pattern(Patterns.DNS_LABEL)
+  @JsonPropertyDescription("Name of the database, unique within the tenant; names its StatefulSet, Service and credentials Secret (a DNS label, at most 30 characters).")
+  private String name;
+
+  @Required
+  @JsonPropertyDescription("Database engine: postgres, mysql or redis. Cannot be changed once the database exists.")
+  private DatabaseEngine engine;
+
+  @Required
+  @Size(max = 128)
+  @Pattern(Patterns.IMAGE_TAG)
+  @JsonPropertyDescription("Engine version, used as the image tag (for example 16.4).")
+  private String version;
+
+  @Default("1Gi")
+  @Size(max = 32)
+  @Pattern(Patterns.QUANTITY)
+  @JsonPropertyDescription("Size of the database's persistent volume, as a Kubernetes quantity (for example 10Gi).")
+  private String storage = "1Gi";
+
+  public DatabaseSpec() {
+  }
+
+  public DatabaseSpec(String name, DatabaseEngine engine, String version, String storage) {
+    this.name = name;
+    this.engine = engine;
+    this.version = version;
+    this.storage = storage;
+  }
+
+  public String getName() {
+    return name;
+  }
+
+  public void setName(String name) {
+    this.name = name;
+  }
+
+  public DatabaseEngine getEngine() {
+    return engine;
+  }
+
+  public void setEngine(DatabaseEngine engine) {
+    this.engine = engine;
+  }
+
+  public String getVersion() {
+    return version;
+  }
+
+  public void setVersion(String version) {
+    this.version = version;
+  }
+
+  public String getStorage() {
+    return storage;
+  }
+
+  public void setStorage(String storage) {
+    this.storage = storage;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof DatabaseSpec d && Objects.equals(name, d.name) && engine == d.engine
+        && Objects.equals(version, d.version) && Objects.equals(storage, d.storage);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(name, engine, version, storage);
+  }
+}

@@ -1,0 +1,80 @@
+package io.tenantry.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
+import java.util.Objects;
+
+/**
+ * The desired tenant: a {@link TenantTemplate} plus the customer it belongs to and its lifecycle
+ * state. The CEL rules on {@link #state} are the lifecycle's transition rules: the API server
+ * refuses a forbidden transition with the rule's message.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(value = "self.state in ['New', 'Purged'] || (has(self.organization) && has(self.email))",
+    message = "spec.organization and spec.email are required once a tenant has left New (spares are the only tenants without a customer)")
+@ValidationRule(value = "!has(oldSelf.databases) || !has(self.databases) || oldSelf.databases.all(o, self.databases.all(d, d.name != o.name || d.engine == o.engine))",
+    message = "spec.databases[].engine cannot change for an existing database: add a database under a new name instead")
+public class TenantSpec extends TenantTemplate {
+
+  @Default("New")
+  @JsonPropertyDescription("Desired lifecycle state: New (a spare, not yet bound), Active (serving its customer), Frozen (workloads scaled to zero), Archived (workloads removed, volumes and secrets kept) or Purged (everything deleted, terminal). Allowed: New→Active|Purged, Active→Frozen|Archived, Frozen→Active|Archived|Purged, Archived→Active|Purged.")
+  @ValidationRule(value = "oldSelf != 'Purged' || self == 'Purged'",
+      message = "spec.state: Purged is terminal, a purged tenant cannot change state")
+  @ValidationRule(value = "self != 'Purged' || oldSelf in ['New', 'Frozen', 'Archived', 'Purged']",
+      message = "spec.state: Purged is reachable only from New, Frozen or Archived; freeze or archive an Active tenant first")
+  @ValidationRule(value = "self != 'New' || oldSelf == 'New'",
+      message = "spec.state: a tenant cannot return to New once it has left it")
+  @ValidationRule(value = "oldSelf != 'New' || self in ['New', 'Active', 'Purged']",
+      message = "spec.state: a New tenant can only become Active or Purged")
+  @ValidationRule(value = "oldSelf != 'Archived' || self in ['Archived', 'Active', 'Purged']",
+      message = "spec.state: an Archived tenant can only become Active (restore) or Purged")
+  private TenantState state = TenantState.New;
+
+  @Size(max = 253)
+  @JsonPropertyDescription("The customer organization this tenant serves; empty on an unallocated spare.")
+  private String organization;
+
+  @Size(max = 254)
+  @Pattern("^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$")
+  @JsonPropertyDescription("Contact email of the customer; empty on an unallocated spare.")
+  private String email;
+
+  public TenantState getState() {
+    return state;
+  }
+
+  public void setState(TenantState state) {
+    this.state = state;
+  }
+
+  public String getOrganization() {
+    return organization;
+  }
+
+  public void setOrganization(String organization) {
+    this.organization = organization;
+  }
+
+  public String getEmail() {
+    return email;
+  }
+
+  public void setEmail(String email) {
+    this.email = email;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return super.equals(o) && o instanceof TenantSpec s && state == s.state
+        && Objects.equals(organization, s.organization) && Objects.equals(email, s.email);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(super.hashCode(), state, organization, email);
+  }
+}

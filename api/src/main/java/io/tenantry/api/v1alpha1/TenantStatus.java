@@ -1,0 +1,127 @@
+package io.tenantry.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.kubernetes.api.model.Condition;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/** What the operator observes of a tenant; written only by the operator, through the status subresource. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class TenantStatus {
+
+  @JsonPropertyDescription("Observed phase: Provisioning, Ready, Progressing, Degraded, Frozen, Archived, Purging or Purged.")
+  private TenantPhase phase;
+
+  @JsonPropertyDescription("The metadata.generation this status describes.")
+  private Long observedGeneration;
+
+  @JsonPropertyDescription("The namespace holding the tenant's workloads.")
+  private String namespace;
+
+  @JsonPropertyDescription("Deployed app versions in short form (name=version,...), as kubectl get shows them.")
+  private String versions;
+
+  @JsonPropertyDescription("Standard conditions: Ready, NamespaceReady, SecretsSynced, DatabasesReady, AppsReady, ...")
+  private List<Condition> conditions = new ArrayList<>();
+
+  @JsonPropertyDescription("Per-app deployed version and readiness.")
+  private List<AppStatus> apps = new ArrayList<>();
+
+  @JsonPropertyDescription("Per-database readiness.")
+  private List<DatabaseStatus> databases = new ArrayList<>();
+
+  @JsonPropertyDescription("Version of the secrets the tenant runs with.")
+  private String secretsVersion;
+
+  @JsonPropertyDescription("When the tenant entered each lifecycle state.")
+  private StateTimestamps stateTimestamps;
+
+  public TenantPhase getPhase() {
+    return phase;
+  }
+
+  public void setPhase(TenantPhase phase) {
+    this.phase = phase;
+  }
+
+  public Long getObservedGeneration() {
+    return observedGeneration;
+  }
+
+  public void setObservedGeneration(Long observedGeneration) {
+    this.observedGeneration = observedGeneration;
+  }
+
+  public String getNamespace() {
+    return namespace;
+  }
+
+  public void setNamespace(String namespace) {
+    this.namespace = namespace;
+  }
+
+  public String getVersions() {
+    return versions;
+  }
+
+  public void setVersions(String versions) {
+    this.versions = versions;
+  }
+
+  public List<Condition> getConditions() {
+    return conditions;
+  }
+
+  public void setConditions(List<Condition> conditions) {
+    this.conditions = conditions;
+  }
+
+  public List<AppStatus> getApps() {
+    return apps;
+  }
+
+  public void setApps(List<AppStatus> apps) {
+    this.apps = apps;
+  }
+
+  public List<DatabaseStatus> getDatabases() {
+    return databases;
+  }
+
+  public void setDatabases(List<DatabaseStatus> databases) {
+    this.databases = databases;
+  }
+
+  public String getSecretsVersion() {
+    return secretsVersion;
+  }
+
+  public void setSecretsVersion(String secretsVersion) {
+    this.secretsVersion = secretsVersion;
+  }
+
+  public StateTimestamps getStateTimestamps() {
+    return stateTimestamps;
+  }
+
+  public void setStateTimestamps(StateTimestamps stateTimestamps) {
+    this.stateTimestamps = stateTimestamps;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof TenantStatus s && phase == s.phase && Objects.equals(observedGeneration, s.observedGeneration)
+        && Objects.equals(namespace, s.namespace) && Objects.equals(versions, s.versions)
+        && Objects.equals(conditions, s.conditions) && Objects.equals(apps, s.apps)
+        && Objects.equals(databases, s.databases) && Objects.equals(secretsVersion, s.secretsVersion)
+        && Objects.equals(stateTimestamps, s.stateTimestamps);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(phase, observedGeneration, namespace, versions, conditions, apps, databases,
+        secretsVersion, stateTimestamps);
+  }
+}

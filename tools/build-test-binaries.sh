@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# Builds the binaries the tests run (kube-apiserver, kube-controller-manager, kube-scheduler,
+# kubectl, etcd, kwok, kwokctl, fake-gcs-server) from pinned upstream Go modules into a cache
+# outside the repository. Idempotent: a binary whose stamp matches its pinned version is kept,
+# so a second run takes seconds.
+#
+# Layout (TENANTRY_CACHE defaults to ~/.cache/tenantry):
+#   $TENANTRY_CACHE/k8s/<k8s>-linux-amd64/{kube-apiserver,kube-controller-manager,kube-scheduler,kubectl,etcd}
+#       (the layout io.fabric8:kube-api-test expects under KUBE_API_TEST_DIR=$TENANTRY_CACHE)
+#   $TENANTRY_CACHE/bin/{kwok,kwokctl,fake-gcs-server}
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=versions.env
+source "$here/versions.env"
+
+cache="${TENANTRY_CACHE:-$HOME/.cache/tenantry}"
+os=linux arch=amd64
+k8s_dir="$cache/k8s/${KUBERNETES_VERSION}-${os}-${arch}"
+bin_dir="$cache/bin"
+work="$cache/build"
+
+log() { printf '[build-test-binaries] %s\n' "$*" >&2; }
+
+if ! command -v go >/dev/null 2>&1; then
+  echo "error: the Go toolchain ('go') is not on PATH. It is needed to build the test binaries" >&2
+  echo "       (kube-apiserver, etcd, kwok, fake-gcs-server) from pinned sources. Install Go 1.24+" >&2
+  echo "       and run $0 again." >&2
+  exit 1
+fi
+
+mkdir -p "$k8s_dir" "$bin_dir" "$work"
+export GOFLAGS="${GOFLAGS:-} -mod=mod -trimpath"
+export CGO_ENABLED=0
+
+# up_to_date <binary> <stamp-text>: true when the binary exists and was built from exactly <stamp-text>.
+up_to_date() { [[ -x "$1" && -f "$1.stamp" && "$(cat "$1.stamp")" == "$2" ]]; }
+stamp() { printf '%s' "$2" >"$1.stamp"; }
+
+build_kubernetes() {
+  local v="v$KUBERNETES_VERSION" staging="v0.${KUBERNETES_VERSION#1.}"
+  local want="kubernetes $v staging $staging"
+  local all_ok=1
+  for b in kube-apiserver kube-controller-manager kube-scheduler kubectl; do
+    up_to_date "$k8s_dir/$b" "$want" || all_ok=0
+  done
+  if (( all_ok )); then log "kubernetes $v: up to date"; return; fi
+
+  log "kubernetes $v: building kube-apiserver, kube-controller-manager, kube-scheduler, kubectl (takes several minutes the first time)"
+  local mod="$work/kubernetes-$v"
+  rm -rf "$mod" && mkdir -p "$mod"
+  (
+    cd "$mod"
+    go mod init tenantry.io/build/kubernetes >/dev/null 2>&1
+    # k8s.io/kubernetes requires its staging modules at v0.0.0 with replaces that only apply
+    # inside its own repository; replace each with the published v0.X.Y of the same release.
+    local gomod
+    gomod="$(go mod download -json "k8s.io/kubernetes@$v" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",$/\1/p')"
+    go mod edit -require="k8s.io/kubernetes@$v"
+    grep -E '^\s*k8s\.io/[a-z0-9-]+ => \./staging/' "$gomod" | awk '{print $1}' | while read -r m; do
+      go mod edit -replace="$m=$m@$staging"
+    done
+    cat >tools.go <<'GO'
+//go:build tools
+
+package tools
+
+import (
+	_ "k8s.io/kubernetes/cmd/kube-apiserver"
+	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
+	_ "k8s.io/kubernetes/cmd/kube-scheduler"
+	_ "k8s.io/kubernetes/cmd/kubectl"
+)
+GO
+    go mod tidy >/dev/null 2>&1 || go mod tidy
+    local date ld=""
+    date="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    local minor="${KUBERNETES_VERSION#1.}"; minor="${minor%%.*}"
+    for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+      ld+=" -X $pkg.gitVersion=$v -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor"
+      ld+=" -X $pkg.gitCommit=0000000000000000000000000000000000000000 -X $pkg.gitTreeState=clean -X $pkg.buildDate=$date"
+    done
+    go build -ldflags="-s -w$ld" -o "$k8s_dir/" \
+      k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
+      k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl
+  )
+  for b in kube-apiserver kube-controller-manager kube-scheduler kubectl; do stamp "$k8s_dir/$b" "$want"; done
+  log "kubernetes $v: $("$k8s_dir/kube-apiserver" --version)"
+}
+
+build_etcd() {
+  local v="v$ETCD_VERSION" want="etcd v$ETCD_VERSION"
+  if up_to_date "$k8s_dir/etcd" "$want"; then log "etcd $v: up to date"; return; fi
+  log "etcd $v: building"
+  local mod="$work/etcd-$v"
+  rm -rf "$mod" && mkdir -p "$mod"
+  (
+    cd "$mod"
+    go mod init tenantry.io/build/etcd >/dev/null 2>&1
+    go mod edit -require="go.etcd.io/etcd/server/v3@$v"
+    cat >main.go <<'GO'
+// Command etcd is upstream etcd's server entry point, built from the pinned module.
+package main
+
+import (
+	"os"
+
+	"go.etcd.io/etcd/server/v3/etcdmain"
+)
+
+func main() { etcdmain.Main(os.Args) }
+GO
+    go mod tidy >/dev/null 2>&1 || go mod tidy
+    go build -ldflags="-s -w" -o "$k8s_dir/etcd" .
+  )
+  stamp "$k8s_dir/etcd" "$want"
+  log "etcd $v: $("$k8s_dir/etcd" --version | head -1)"
+}
+
+go_install() { # go_install <name> <package@version>
+  local name="$1" pkg="$2"
+  if up_to_date "$bin_dir/$name" "$pkg"; then log "$name: up to date"; return; fi
+  log "$name: building $pkg"
+  GOBIN="$bin_dir" go install -ldflags="-s -w" "$pkg"
+  stamp "$bin_dir/$name" "$pkg"
+}
+
+build_kubernetes
+build_etcd
+go_install kwok "sigs.k8s.io/kwok/cmd/kwok@v$KWOK_VERSION"
+go_install kwokctl "sigs.k8s.io/kwok/cmd/kwokctl@v$KWOK_VERSION"
+go_install fake-gcs-server "github.com/fsouza/fake-gcs-server@v$FAKE_GCS_SERVER_VERSION"
+
+log "done: KUBE_API_TEST_DIR=$cache, binaries in $k8s_dir and $bin_dir"

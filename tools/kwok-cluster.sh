@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# A simulated Kubernetes cluster for tests and local runs: kwokctl with the binary runtime and the
+# binaries tools/build-test-binaries.sh built (never a download). Real kube-apiserver, etcd,
+# kube-controller-manager and kube-scheduler; kwok fakes the nodes and the pods' lifecycle.
+# kube-controller-manager's hostPath provisioner binds PVCs of the default StorageClass, so a
+# StatefulSet's volumeClaimTemplates are served by the real PV controller.
+#
+#   kwok-cluster.sh up <name> [nodes]   create (or reuse) the cluster; prints its kubeconfig path
+#   kwok-cluster.sh down <name>         delete the cluster and its files
+#   kwok-cluster.sh kubeconfig <name>   print the kubeconfig path
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+source "$here/versions.env"
+cache="${TENANTRY_CACHE:-$HOME/.cache/tenantry}"
+k8s_dir="$cache/k8s/${KUBERNETES_VERSION}-linux-amd64"
+kwokctl="$cache/bin/kwokctl"
+export KWOK_WORKDIR="$cache/kwok"
+export KWOK_KUBE_VERSION="v$KUBERNETES_VERSION"
+
+usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[[ $# -ge 2 ]] || usage
+cmd="$1" name="$2" nodes="${3:-3}"
+kubeconfig="$KWOK_WORKDIR/clusters/$name/kubeconfig.yaml"
+kubectl=("$k8s_dir/kubectl" --kubeconfig "$kubeconfig")
+
+need_binaries() {
+  for b in "$k8s_dir"/{kube-apiserver,kube-controller-manager,kube-scheduler,kubectl,etcd} "$cache/bin/kwok" "$kwokctl"; do
+    if [[ ! -x "$b" ]]; then
+      echo "error: $b is missing; run tools/build-test-binaries.sh first" >&2
+      exit 1
+    fi
+  done
+}
+
+up() {
+  need_binaries
+  if [[ -f "$kubeconfig" ]] && "${kubectl[@]}" get --raw /readyz >/dev/null 2>&1; then
+    echo "$kubeconfig"
+    return
+  fi
+  "$kwokctl" delete cluster --name "$name" >/dev/null 2>&1 || true
+  "$kwokctl" create cluster --name "$name" --runtime binary \
+    --kubeconfig "" \
+    --kube-apiserver-binary "$k8s_dir/kube-apiserver" \
+    --kube-controller-manager-binary "$k8s_dir/kube-controller-manager" \
+    --kube-scheduler-binary "$k8s_dir/kube-scheduler" \
+    --etcd-binary "$k8s_dir/etcd" \
+    --kwok-controller-binary "$cache/bin/kwok" \
+    --extra-args "kube-controller-manager=enable-hostpath-provisioner=true" \
+    --disable-qps-limits \
+    --wait 120s >&2
+  "$kwokctl" scale node --name "$name" --replicas "$nodes" >&2
+  "${kubectl[@]}" apply -f - >&2 <<'YAML'
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: standard
+  annotations:
+    storageclass.kubernetes.io/is-default-class: "true"
+provisioner: kubernetes.io/host-path
+reclaimPolicy: Delete
+volumeBindingMode: Immediate
+YAML
+  echo "$kubeconfig"
+}
+
+case "$cmd" in
+  up) up ;;
+  down) [[ -x "$kwokctl" ]] && "$kwokctl" delete cluster --name "$name" >&2 || true ;;
+  kubeconfig) echo "$kubeconfig" ;;
+  *) usage ;;
+esac
