@@ -1,0 +1,265 @@
+package io.tenantry.api.v1alpha1;
+
+import static io.tenantry.api.v1alpha1.ApiFixtures.activeTenant;
+import static io.tenantry.api.v1alpha1.ApiFixtures.generic;
+import static io.tenantry.api.v1alpha1.ApiFixtures.uniqueName;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.tenantry.testsupport.WithCluster;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The generated CRDs on a real API server: valid objects are stored as sent (with defaults), and
+ * invalid ones are refused with a message that names the offending field or rule.
+ */
+@WithCluster
+class CrdValidationIT {
+
+  private static KubernetesClient client;
+
+  @BeforeAll
+  static void installCrds(KubernetesClient kubernetesClient) {
+    client = kubernetesClient;
+    ApiFixtures.installCrds(client);
+  }
+
+  @Test
+  void aFullActiveTenantIsStoredAsSent() {
+    Tenant sent = activeTenant(uniqueName("full"));
+    Tenant stored = client.resources(Tenant.class).resource(sent).create();
+    assertThat(stored.getSpec()).isEqualTo(sent.getSpec());
+    assertThat(client.resources(Tenant.class).withName(sent.getMetadata().getName()).get().getSpec())
+        .isEqualTo(sent.getSpec());
+  }
+
+  @Test
+  void anEmptySpecGetsItsDefaults() {
+    String name = uniqueName("spare");
+    generic(client, "Tenant").resource(ApiFixtures.yaml("""
+        apiVersion: tenantry.io/v1alpha1
+        kind: Tenant
+        metadata: {name: %s}
+        spec:
+          apps:
+          - {name: web, image: registry.example.com/web, version: "2.0"}
+          databases:
+          - {name: main, engine: mysql, version: "8.4"}
+        """.formatted(name))).create();
+    TenantSpec spec = client.resources(Tenant.class).withName(name).get().getSpec();
+    assertThat(spec.getState()).isEqualTo(TenantState.New);
+    assertThat(spec.getPlan()).isEqualTo("standard");
+    assertThat(spec.getApps().get(0).getReplicas()).isEqualTo(1);
+    assertThat(spec.getApps().get(0).getPort()).isEqualTo(8080);
+    assertThat(spec.getDatabases().get(0).getStorage()).isEqualTo("1Gi");
+    assertThat(spec.getDatabases().get(0).getEngine()).isEqualTo(DatabaseEngine.MYSQL);
+  }
+
+  @Test
+  void aSparePoolIsStoredWithItsDefaults() {
+    SparePool pool = new SparePool();
+    pool.getMetadata().setName(uniqueName("pool"));
+    TenantTemplate template = new TenantTemplate();
+    template.getApps().add(new AppSpec("web", "registry.example.com/acme/web", "1.4.2", 1, 8080));
+    template.getDatabases().add(new DatabaseSpec("main", DatabaseEngine.POSTGRES, "16.4", "5Gi"));
+    pool.setSpec(new SparePoolSpec(20, 5, template));
+    pool.getSpec().setMaxProvisioning(null);
+
+    SparePool stored = client.resources(SparePool.class).resource(pool).create();
+    assertThat(stored.getSpec().getBuffer()).isEqualTo(20);
+    assertThat(stored.getSpec().getMaxProvisioning()).isEqualTo(5);
+    assertThat(stored.getSpec().getTemplate()).isEqualTo(template);
+  }
+
+  @Test
+  void theStatusIsOnlyWrittenThroughTheStatusSubresource() {
+    Tenant tenant = client.resources(Tenant.class).resource(activeTenant(uniqueName("status"))).create();
+    TenantStatus status = new TenantStatus();
+    status.setPhase(TenantPhase.Ready);
+    tenant.setStatus(status);
+    client.resources(Tenant.class).resource(tenant).update();
+    assertThat(client.resources(Tenant.class).withName(tenant.getMetadata().getName()).get().getStatus()).isNull();
+
+    client.resources(Tenant.class).resource(tenant).updateStatus();
+    assertThat(client.resources(Tenant.class).withName(tenant.getMetadata().getName()).get().getStatus().getPhase())
+        .isEqualTo(TenantPhase.Ready);
+  }
+
+  static Stream<Arguments> invalidTenants() {
+    return Stream.of(
+        invalid("a name that is not a DNS label", t -> t.with("metadata").put("name", "acme.corp"),
+            "metadata.name must be a DNS label"),
+        invalid("a name starting with a digit", t -> t.with("metadata").put("name", "1acme"),
+            "metadata.name must be a DNS label"),
+        invalid("a name over 48 characters", t -> t.with("metadata").put("name", "a".repeat(49)),
+            "metadata.name must be at most 48 characters"),
+        invalid("no spec", t -> t.remove("spec"), "spec is required"),
+        invalid("an unknown state", t -> spec(t).put("state", "Paused"),
+            "spec.state: Unsupported value: \"Paused\""),
+        invalid("an unknown database engine", t -> database(t, 0).put("engine", "mongodb"),
+            "spec.databases[0].engine: Unsupported value: \"mongodb\""),
+        invalid("negative replicas", t -> app(t, 0).put("replicas", -1),
+            "spec.apps[0].replicas", "greater than or equal to 0"),
+        invalid("more than 100 replicas", t -> app(t, 0).put("replicas", 101),
+            "spec.apps[0].replicas", "less than or equal to 100"),
+        invalid("port 0", t -> app(t, 1).put("port", 0),
+            "spec.apps[1].port", "greater than or equal to 1"),
+        invalid("a port above 65535", t -> app(t, 1).put("port", 70000),
+            "spec.apps[1].port", "less than or equal to 65535"),
+        invalid("an app without image", t -> app(t, 0).remove("image"),
+            "spec.apps[0].image: Required value"),
+        invalid("an app without version", t -> app(t, 0).remove("version"),
+            "spec.apps[0].version: Required value"),
+        invalid("an app without name", t -> app(t, 1).remove("name"),
+            "spec.apps[1].name: Required value"),
+        invalid("a database without engine", t -> database(t, 0).remove("engine"),
+            "spec.databases[0].engine: Required value"),
+        invalid("a database without version", t -> database(t, 1).remove("version"),
+            "spec.databases[1].version: Required value"),
+        invalid("an over-long organization", t -> spec(t).put("organization", "o".repeat(254)),
+            "spec.organization: Too long"),
+        invalid("an over-long app name", t -> app(t, 0).put("name", "w".repeat(31)),
+            "spec.apps[0].name: Too long"),
+        invalid("an app name with capitals", t -> app(t, 0).put("name", "Web"),
+            "spec.apps[0].name", "should match"),
+        invalid("a malformed email", t -> spec(t).put("email", "ops-at-acme"),
+            "spec.email", "should match"),
+        invalid("a storage size that is not a quantity", t -> database(t, 0).put("storage", "ten gigs"),
+            "spec.databases[0].storage", "should match"),
+        invalid("two apps with the same name", t -> app(t, 1).put("name", "web"),
+            "spec.apps", "app names must be unique within a tenant"),
+        invalid("two databases with the same name", t -> database(t, 1).put("name", "main"),
+            "spec.databases", "database names must be unique within a tenant"),
+        invalid("an Active tenant without a customer", t -> spec(t).remove("email"),
+            "spec.organization and spec.email are required once a tenant has left New"),
+        invalid("more than 16 apps", t -> {
+          ArrayNode apps = (ArrayNode) spec(t).get("apps");
+          for (int i = 0; i < 15; i++) {
+            apps.addObject().put("name", "app" + i).put("image", "registry.example.com/a").put("version", "1");
+          }
+        }, "spec.apps: Too many: 17: must have at most 16 items"),
+        invalid("more than 8 databases", t -> {
+          ArrayNode databases = (ArrayNode) spec(t).get("databases");
+          for (int i = 0; i < 7; i++) {
+            databases.addObject().put("name", "db" + i).put("engine", "redis").put("version", "7");
+          }
+        }, "spec.databases: Too many: 9: must have at most 8 items"),
+        invalid("an image with capitals", t -> app(t, 0).put("image", "Registry.example.com/Acme/Web"),
+            "spec.apps[0].image", "should match"),
+        invalid("a version with a space", t -> app(t, 0).put("version", "1.0 beta"),
+            "spec.apps[0].version", "should match"),
+        invalid("an environment variable name starting with a digit",
+            t -> ((ObjectNode) app(t, 0).get("env").get(0)).put("name", "1VAR"),
+            "spec.apps[0].env[0].name", "should match"),
+        invalid("two environment variables with the same name",
+            t -> ((ArrayNode) app(t, 0).get("env")).addObject().put("name", "LOG_LEVEL").put("value", "debug"),
+            "spec.apps[0].env", "environment variable names must be unique within an app"),
+        invalid("a CPU request that is not a quantity",
+            t -> app(t, 0).with("resources").with("requests").put("cpu", "lots"),
+            "spec.apps[0].resources.requests.cpu", "should match"),
+        invalid("a plan that is not a DNS label", t -> spec(t).put("plan", "Gold Plan"),
+            "spec.plan", "should match"));
+  }
+
+  @ParameterizedTest(name = "a tenant with {0} is refused")
+  @MethodSource("invalidTenants")
+  void anInvalidTenantIsRefusedNamingTheField(String description, Consumer<ObjectNode> mutation, List<String> expected) {
+    ObjectNode tenant = Serialization.jsonMapper().valueToTree(activeTenant(uniqueName("invalid")));
+    mutation.accept(tenant);
+    assertRefused("Tenant", tenant, expected);
+  }
+
+  static Stream<Arguments> invalidSparePools() {
+    return Stream.of(
+        invalid("no buffer", p -> spec(p).remove("buffer"), "spec.buffer: Required value"),
+        invalid("a negative buffer", p -> spec(p).put("buffer", -1),
+            "spec.buffer", "greater than or equal to 0"),
+        invalid("maxProvisioning 0", p -> spec(p).put("maxProvisioning", 0),
+            "spec.maxProvisioning", "greater than or equal to 1"),
+        invalid("no template", p -> spec(p).remove("template"), "spec.template: Required value"),
+        invalid("a template app without image",
+            p -> ((ObjectNode) spec(p).get("template").get("apps").get(0)).remove("image"),
+            "spec.template.apps[0].image: Required value"),
+        invalid("a template database with an unknown engine",
+            p -> ((ObjectNode) spec(p).get("template").get("databases").get(0)).put("engine", "oracle"),
+            "spec.template.databases[0].engine: Unsupported value: \"oracle\""),
+        invalid("a name over 30 characters", p -> p.with("metadata").put("name", "p".repeat(31)),
+            "metadata.name must be a DNS label of at most 30 characters"),
+        invalid("no spec", p -> p.remove("spec"), "spec is required"));
+  }
+
+  @ParameterizedTest(name = "a spare pool with {0} is refused")
+  @MethodSource("invalidSparePools")
+  void anInvalidSparePoolIsRefusedNamingTheField(String description, Consumer<ObjectNode> mutation, List<String> expected) {
+    TenantTemplate template = activeTenant("template").getSpec();
+    TenantTemplate plain = new TenantTemplate();
+    plain.setApps(template.getApps());
+    plain.setDatabases(template.getDatabases());
+    SparePool pool = new SparePool();
+    pool.getMetadata().setName(uniqueName("pool"));
+    pool.setSpec(new SparePoolSpec(3, 2, plain));
+    ObjectNode node = Serialization.jsonMapper().valueToTree(pool);
+    mutation.accept(node);
+    assertRefused("SparePool", node, expected);
+  }
+
+  @Test
+  void changingTheEngineOfAnExistingDatabaseIsRefusedAndNothingChanges() {
+    Tenant tenant = client.resources(Tenant.class).resource(activeTenant(uniqueName("engine"))).create();
+    tenant.getSpec().getDatabases().get(0).setEngine(DatabaseEngine.MYSQL);
+    assertThatThrownBy(() -> client.resources(Tenant.class).resource(tenant).update())
+        .isInstanceOf(KubernetesClientException.class)
+        .hasMessageContaining("spec.databases[].engine cannot change for an existing database");
+    assertThat(client.resources(Tenant.class).withName(tenant.getMetadata().getName()).get()
+        .getSpec().getDatabases().get(0).getEngine()).isEqualTo(DatabaseEngine.POSTGRES);
+
+    // Adding a database, or renaming one with another engine, is allowed.
+    tenant.getSpec().getDatabases().get(0).setName("reporting");
+    assertThat(client.resources(Tenant.class).resource(tenant).update().getSpec().getDatabases())
+        .extracting(DatabaseSpec::getName).containsExactly("reporting", "cache");
+  }
+
+  private static void assertRefused(String kind, ObjectNode object, List<String> expected) {
+    GenericKubernetesResource resource = Serialization.jsonMapper().convertValue(object, GenericKubernetesResource.class);
+    assertThatThrownBy(() -> generic(client, kind).resource(resource).create())
+        .isInstanceOfSatisfying(KubernetesClientException.class, e -> {
+          assertThat(e.getCode()).isEqualTo(422);
+          assertThat(e.getStatus().getMessage()).contains(expected);
+        });
+    // Nothing was stored.
+    if (resource.getMetadata().getName() != null && !resource.getMetadata().getName().isEmpty()) {
+      assertThat(generic(client, kind).withName(resource.getMetadata().getName()).get()).isNull();
+    }
+  }
+
+  private static Arguments invalid(String description, Consumer<ObjectNode> mutation, String... expected) {
+    return Arguments.of(description, mutation, List.of(expected));
+  }
+
+  private static ObjectNode spec(ObjectNode object) {
+    return (ObjectNode) object.get("spec");
+  }
+
+  private static ObjectNode app(ObjectNode tenant, int index) {
+    return (ObjectNode) spec(tenant).get("apps").get(index);
+  }
+
+  private static ObjectNode database(ObjectNode tenant, int index) {
+    JsonNode databases = spec(tenant).get("databases");
+    return (ObjectNode) databases.get(index);
+  }
+}
