@@ -51,13 +51,7 @@ public final class ClusterExtension implements ParameterResolver {
   private static Shared start(ClusterKind kind) {
     LOG.info("starting the {} cluster for this test run", kind.id());
     long started = System.nanoTime();
-    TestBinaries binaries = TestBinaries.locate();
-    TestCluster cluster = switch (kind) {
-      case API_SERVER -> new ApiServerCluster(binaries);
-      case SIMULATED -> new SimulatedCluster(binaries, "tenantry-it-" + ProcessHandle.current().pid(), 3);
-      case KUBECONFIG -> new KubeconfigCluster();
-      case K3S -> new K3sCluster(binaries);
-    };
+    TestCluster cluster = TestClusters.start(kind, "tenantry-it-" + ProcessHandle.current().pid());
     LOG.info("{} cluster ready in {} ms", kind.id(), (System.nanoTime() - started) / 1_000_000);
     return new Shared(cluster);
   }

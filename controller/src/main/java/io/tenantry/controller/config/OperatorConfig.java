@@ -1,0 +1,120 @@
+package io.tenantry.controller.config;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The operator's configuration: one typed YAML file ({@code --config}), every field optional with
+ * the default shown here. This class is the one place the settings are documented.
+ */
+@JsonIgnoreProperties(ignoreUnknown = false)
+public class OperatorConfig {
+
+  @JsonPropertyDescription("Prefix of tenant namespace names: <prefix><tenant name>.")
+  public String namespacePrefix = "tenant-";
+  @JsonPropertyDescription("Namespace of the edge (ingress) that may reach tenant apps.")
+  public String edgeNamespace = "tenantry-edge";
+  @JsonPropertyDescription("Reserved namespace holding the template secrets.")
+  public String templateNamespace = "tenantry-templates";
+  @JsonPropertyDescription("Namespace of the operator's leader-election Lease.")
+  public String operatorNamespace = "tenantry-system";
+  @JsonPropertyDescription("Worker threads syncing tenants.")
+  public int workers = 4;
+  @JsonPropertyDescription("Seconds between full resyncs of the informer caches (each tenant re-queued).")
+  public int resyncPeriodSeconds = 600;
+  @JsonPropertyDescription("Port of /healthz, /readyz and /metrics.")
+  public int httpPort = 8080;
+  @JsonPropertyDescription("Tenants that may have unfinished rollouts at once.")
+  public int maxConcurrentRollouts = 10;
+  @JsonPropertyDescription("Leave app Deployments' replicas to another controller (an HPA) once created.")
+  public boolean appReplicasManagedExternally = false;
+  public RateLimits rateLimits = new RateLimits();
+  public LeaderElection leaderElection = new LeaderElection();
+  public DatabaseImages databaseImages = new DatabaseImages();
+  @JsonPropertyDescription("Plans by name; spec.plan selects one.")
+  public Map<String, Plan> plans = new LinkedHashMap<>(Map.of("standard", Plan.standard()));
+
+  /** Per-tenant retry backoff: exponential per tenant, combined (max-of) with a global token bucket. */
+  public static class RateLimits {
+    public long baseDelayMillis = 5;
+    public long maxDelaySeconds = 1000;
+    public double qps = 10;
+    public int burst = 100;
+  }
+
+  /** Leader election on a coordination.k8s.io Lease. */
+  public static class LeaderElection {
+    public boolean enabled = true;
+    public String leaseName = "tenantry-operator";
+    public int leaseDurationSeconds = 15;
+    public int renewDeadlineSeconds = 10;
+    public int retryPeriodSeconds = 2;
+  }
+
+  /** Images of the database engines; the tag is spec.databases[].version. */
+  public static class DatabaseImages {
+    public String postgres = "docker.io/library/postgres";
+    public String mysql = "docker.io/library/mysql";
+    public String redis = "docker.io/library/redis";
+  }
+
+  public static OperatorConfig defaults() {
+    return new OperatorConfig();
+  }
+
+  /** Reads a config file; unknown or malformed fields fail with the field named. */
+  public static OperatorConfig load(Path file) {
+    try {
+      OperatorConfig config = Serialization.unmarshal(Files.readString(file), OperatorConfig.class);
+      config.validate();
+      return config;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read config " + file, e);
+    }
+  }
+
+  public Duration resyncPeriod() {
+    return Duration.ofSeconds(resyncPeriodSeconds);
+  }
+
+  /** Throws naming every field that is out of range. */
+  public void validate() {
+    List<String> errors = new ArrayList<>();
+    if (namespacePrefix == null || !namespacePrefix.matches("^[a-z]([-a-z0-9]*)?$") || namespacePrefix.length() > 15) {
+      errors.add("namespacePrefix: must be lowercase letters, digits and '-', starting with a letter, at most 15 characters");
+    }
+    if (workers < 1) {
+      errors.add("workers: must be at least 1");
+    }
+    if (resyncPeriodSeconds < 0) {
+      errors.add("resyncPeriodSeconds: must not be negative");
+    }
+    if (maxConcurrentRollouts < 1) {
+      errors.add("maxConcurrentRollouts: must be at least 1");
+    }
+    if (rateLimits.baseDelayMillis < 1 || rateLimits.maxDelaySeconds < 1 || rateLimits.qps <= 0 || rateLimits.burst < 1) {
+      errors.add("rateLimits: baseDelayMillis, maxDelaySeconds, qps and burst must be positive");
+    }
+    if (leaderElection.renewDeadlineSeconds >= leaderElection.leaseDurationSeconds) {
+      errors.add("leaderElection.renewDeadlineSeconds: must be shorter than leaseDurationSeconds");
+    }
+    if (plans == null || plans.isEmpty()) {
+      errors.add("plans: at least one plan is required");
+    } else {
+      plans.forEach((name, plan) -> plan.validate("plans." + name, errors));
+    }
+    if (!errors.isEmpty()) {
+      throw new IllegalArgumentException("invalid operator configuration: " + String.join("; ", errors));
+    }
+  }
+}

@@ -1,0 +1,59 @@
+package io.tenantry.controller.operator;
+
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.tenantry.controller.config.OperatorConfig;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * {@code tenantry-operator [--kubeconfig FILE] [--config FILE] [--identity NAME]}: without
+ * {@code --kubeconfig}, the client finds KUBECONFIG, ~/.kube/config or the in-cluster account.
+ */
+public final class Main {
+
+  private Main() {
+  }
+
+  public static void main(String[] args) throws Exception {
+    Path kubeconfig = null;
+    Path configFile = null;
+    String identity = InetAddress.getLocalHost().getHostName() + "-" + ProcessHandle.current().pid();
+    for (int i = 0; i < args.length; i++) {
+      String value = i + 1 < args.length ? args[i + 1] : null;
+      switch (args[i]) {
+        case "--kubeconfig" -> kubeconfig = Path.of(required(args[i], value));
+        case "--config" -> configFile = Path.of(required(args[i], value));
+        case "--identity" -> identity = required(args[i], value);
+        default -> throw usage("unknown argument " + args[i]);
+      }
+      i++;
+    }
+    OperatorConfig config = configFile == null ? OperatorConfig.defaults() : OperatorConfig.load(configFile);
+    Config clientConfig = kubeconfig == null ? Config.autoConfigure(null) : Config.fromKubeconfig(Files.readString(kubeconfig));
+    KubernetesClient client = new KubernetesClientBuilder().withConfig(clientConfig).build();
+    Operator operator = new Operator(client, config, identity, () -> Runtime.getRuntime().halt(1));
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      operator.close();
+      client.close();
+      stopped.countDown();
+    }, "shutdown"));
+    operator.start();
+    stopped.await();
+  }
+
+  private static String required(String flag, String value) {
+    if (value == null) {
+      throw usage(flag + " needs a value");
+    }
+    return value;
+  }
+
+  private static IllegalArgumentException usage(String problem) {
+    return new IllegalArgumentException(problem + "; usage: tenantry-operator [--kubeconfig FILE] [--config FILE] [--identity NAME]");
+  }
+}

@@ -1,0 +1,187 @@
+package io.tenantry.controller.operator;
+
+import static net.logstash.logback.argument.StructuredArguments.kv;
+
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector;
+import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.tenantry.controller.apply.Applier;
+import io.tenantry.controller.apply.Converger;
+import io.tenantry.controller.cache.InformerCache;
+import io.tenantry.controller.config.OperatorConfig;
+import io.tenantry.controller.lifecycle.TenantReconciler;
+import io.tenantry.controller.queue.BucketRateLimiter;
+import io.tenantry.controller.queue.ItemExponentialFailureRateLimiter;
+import io.tenantry.controller.queue.MaxOfRateLimiter;
+import io.tenantry.controller.queue.RateLimitingQueue;
+import io.tenantry.controller.server.HttpEndpoints;
+import io.tenantry.controller.status.EventRecorder;
+import io.tenantry.controller.status.StatusWriter;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Wires the operator: informers feed tenant keys into the rate-limited queue, workers sync them
+ * with the reconciler. Only the leader (a Lease) runs informers and workers; a standby only
+ * answers health checks until it wins the lease. Closing drains the queue: syncs in progress
+ * finish, then the informers stop and the lease is released.
+ */
+public final class Operator implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Operator.class);
+
+  private final KubernetesClient client;
+  private final OperatorConfig config;
+  private final String identity;
+  private final Runnable onLostLeadership;
+  private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final RateLimitingQueue<String> queue;
+  private final InformerCache cache;
+  private final TenantReconciler reconciler;
+  private final Workers workers;
+  private final HttpEndpoints http;
+  private final AtomicBoolean leading = new AtomicBoolean();
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private CompletableFuture<?> election;
+
+  /**
+   * @param onLostLeadership what to do when the lease is lost while running (the process exits:
+   *     a former leader must not keep writing)
+   */
+  public Operator(KubernetesClient client, OperatorConfig config, String identity, Runnable onLostLeadership)
+      throws IOException {
+    config.validate();
+    this.client = client;
+    this.config = config;
+    this.identity = identity;
+    this.onLostLeadership = onLostLeadership;
+    OperatorConfig.RateLimits limits = config.rateLimits;
+    this.queue = new RateLimitingQueue<>("tenants", new MaxOfRateLimiter<>(
+        new ItemExponentialFailureRateLimiter<>(Duration.ofMillis(limits.baseDelayMillis), Duration.ofSeconds(limits.maxDelaySeconds)),
+        new BucketRateLimiter<>(limits.qps, limits.burst)), registry);
+    this.cache = new InformerCache(client, config.resyncPeriod(), queue::add);
+    Clock clock = Clock.systemUTC();
+    this.reconciler = new TenantReconciler(cache, config, new Converger(new Applier(client, registry)),
+        new StatusWriter(client), new EventRecorder(client, identity, clock), clock);
+    this.workers = new Workers(queue, reconciler::sync, reconciler::failed, registry);
+    this.http = new HttpEndpoints(config.httpPort, () -> !closed.get(), this::isReady, registry);
+  }
+
+  public void start() {
+    http.start();
+    LOG.info("operator starting {}", kv("identity", identity), kv("httpPort", http.port()),
+        kv("leaderElection", config.leaderElection.enabled));
+    if (!config.leaderElection.enabled) {
+      lead();
+      return;
+    }
+    ensureNamespace(config.operatorNamespace);
+    OperatorConfig.LeaderElection le = config.leaderElection;
+    LeaderElector elector = client.leaderElector().withConfig(new LeaderElectionConfigBuilder()
+        .withName(le.leaseName)
+        .withLock(new LeaseLock(config.operatorNamespace, le.leaseName, identity))
+        .withLeaseDuration(Duration.ofSeconds(le.leaseDurationSeconds))
+        .withRenewDeadline(Duration.ofSeconds(le.renewDeadlineSeconds))
+        .withRetryPeriod(Duration.ofSeconds(le.retryPeriodSeconds))
+        .withReleaseOnCancel(true)
+        .withLeaderCallbacks(new LeaderCallbacks(
+            // Started on its own thread: waiting for the caches must not hold up lease renewal.
+            () -> new Thread(this::lead, "lead").start(),
+            this::lostLeadership,
+            leader -> LOG.info("leader is {}", kv("leader", leader))))
+        .build()).build();
+    election = elector.start();
+  }
+
+  private void lead() {
+    try {
+      LOG.info("leading: starting informers {}", kv("identity", identity));
+      cache.start(Duration.ofMinutes(2));
+      workers.start(config.workers);
+      leading.set(true);
+      LOG.info("caches synced, workers started {}", kv("workers", config.workers), kv("tenants", cache.tenantNames().size()));
+    } catch (Exception e) {
+      LOG.error("could not start the informers {}", kv("error", e.toString()));
+      lostLeadership();
+    }
+  }
+
+  private void lostLeadership() {
+    if (!closed.get()) {
+      LOG.error("lost leadership {}", kv("identity", identity));
+      leading.set(false);
+      onLostLeadership.run();
+    }
+  }
+
+  private void ensureNamespace(String name) {
+    if (client.namespaces().withName(name).get() == null) {
+      client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(name).endMetadata().build())
+          .fieldManager(Applier.FIELD_MANAGER).serverSideApply();
+    }
+  }
+
+  public boolean isLeading() {
+    return leading.get();
+  }
+
+  public boolean isReady() {
+    return leading.get() && cache.hasSynced();
+  }
+
+  public int httpPort() {
+    return http.port();
+  }
+
+  public InformerCache cache() {
+    return cache;
+  }
+
+  public RateLimitingQueue<String> queue() {
+    return queue;
+  }
+
+  public int syncsInProgress() {
+    return workers.inProgress();
+  }
+
+  public TenantReconciler reconciler() {
+    return reconciler;
+  }
+
+  public PrometheusMeterRegistry registry() {
+    return registry;
+  }
+
+  /** Graceful: stops taking work, lets syncs in progress finish, stops informers, releases the lease. */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    LOG.info("operator stopping: draining the queue {}", kv("queued", queue.len()));
+    leading.set(false);
+    try {
+      queue.shutDownWithDrain();
+      workers.join();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    cache.close();
+    if (election != null) {
+      election.cancel(true);
+    }
+    http.close();
+    LOG.info("operator stopped");
+  }
+}

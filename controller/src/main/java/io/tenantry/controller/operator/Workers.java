@@ -1,0 +1,98 @@
+package io.tenantry.controller.operator;
+
+import static net.logstash.logback.argument.StructuredArguments.kv;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.tenantry.controller.queue.RateLimitingQueue;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The worker pool of the controller loop, as in sample-controller: each worker takes a key,
+ * syncs it, and either forgets its failures (success) or re-adds it rate-limited (failure), then
+ * marks it done. The queue guarantees a key is never synced by two workers at once.
+ */
+public final class Workers {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Workers.class);
+
+  private final RateLimitingQueue<String> queue;
+  private final Consumer<String> sync;
+  private final BiConsumer<String, Exception> onFailure;
+  private final List<Thread> threads = new ArrayList<>();
+  private final AtomicInteger inProgress = new AtomicInteger();
+  private final Timer succeeded;
+  private final Timer failed;
+
+  /**
+   * @param sync syncs one key; throwing means "retry with backoff"
+   * @param onFailure records a failure (condition, event) before the retry is scheduled
+   */
+  public Workers(RateLimitingQueue<String> queue, Consumer<String> sync, BiConsumer<String, Exception> onFailure,
+      MeterRegistry registry) {
+    this.queue = queue;
+    this.sync = sync;
+    this.onFailure = onFailure;
+    this.succeeded = Timer.builder("tenantry.sync").tag("result", "success").description("Tenant syncs").register(registry);
+    this.failed = Timer.builder("tenantry.sync").tag("result", "failure").description("Tenant syncs").register(registry);
+    Gauge.builder("tenantry.syncs.in.progress", inProgress, AtomicInteger::get).register(registry);
+  }
+
+  /** Syncs running right now. */
+  public int inProgress() {
+    return inProgress.get();
+  }
+
+  public void start(int count) {
+    for (int i = 0; i < count; i++) {
+      Thread thread = new Thread(this::run, "worker-" + i);
+      threads.add(thread);
+      thread.start();
+    }
+  }
+
+  /** Waits for every worker to finish once the queue has shut down. */
+  public void join() throws InterruptedException {
+    for (Thread thread : threads) {
+      thread.join();
+    }
+  }
+
+  private void run() {
+    while (true) {
+      String key;
+      try {
+        key = queue.get();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+      if (key == null) {
+        return; // Shut down and drained.
+      }
+      inProgress.incrementAndGet();
+      long started = System.nanoTime();
+      try {
+        sync.accept(key);
+        queue.forget(key);
+        succeeded.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+      } catch (Exception e) {
+        failed.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+        onFailure.accept(key, e);
+        queue.addRateLimited(key);
+        LOG.debug("requeued with backoff {}", kv("tenant", key), kv("requeues", queue.numRequeues(key)));
+      } finally {
+        queue.done(key);
+        inProgress.decrementAndGet();
+      }
+    }
+  }
+}

@@ -1,0 +1,168 @@
+package io.tenantry.controller.resources;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.EnvVarBuilder;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
+import io.tenantry.api.v1alpha1.DatabaseEngine;
+import io.tenantry.api.v1alpha1.DatabaseSpec;
+import io.tenantry.controller.config.OperatorConfig;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * One database of the tenant: a single-replica StatefulSet with its own volume, a headless
+ * Service, a PodDisruptionBudget and the credentials Secret its clients read.
+ */
+public final class DatabaseModel {
+
+  public static final String USERNAME_KEY = "username";
+  public static final String PASSWORD_KEY = "password";
+  /** The engines' official images run as this user; it also owns the data volume. */
+  private static final long DATABASE_USER = 999L;
+  private static final String DATA = "data";
+
+  private DatabaseModel() {
+  }
+
+  /** What differs between engines: port, data directory, user, plain env and the variables that carry the password. */
+  record Engine(int port, String dataPath, String username, Map<String, String> env, List<String> passwordVars,
+      List<String> args) {
+  }
+
+  static Engine engine(DatabaseEngine engine) {
+    return switch (engine) {
+      case POSTGRES -> new Engine(5432, "/var/lib/postgresql/data", "tenant",
+          Map.of("POSTGRES_USER", "tenant", "PGDATA", "/var/lib/postgresql/data/pgdata"),
+          List.of("POSTGRES_PASSWORD"), List.of());
+      case MYSQL -> new Engine(3306, "/var/lib/mysql", "tenant",
+          Map.of("MYSQL_USER", "tenant", "MYSQL_DATABASE", "tenant"),
+          List.of("MYSQL_PASSWORD", "MYSQL_ROOT_PASSWORD"), List.of());
+      case REDIS -> new Engine(6379, "/data", "default", Map.of(),
+          List.of("REDIS_PASSWORD"), List.of("--requirepass", "$(REDIS_PASSWORD)"));
+    };
+  }
+
+  /** The database's StatefulSet with {@code replicas} pods (1 when running, 0 when frozen). */
+  public static StatefulSet statefulSet(TenantContext ctx, DatabaseSpec db, int replicas) {
+    Engine engine = engine(db.getEngine());
+    String name = Names.database(db.getName());
+    Map<String, String> selector = Labels.selector(ctx.name(), Labels.COMPONENT_DATABASE, db.getName());
+    Map<String, String> podLabels = new LinkedHashMap<>(selector);
+    podLabels.put(Labels.VERSION, db.getVersion());
+    List<EnvVar> env = new ArrayList<>();
+    new TreeMap<>(engine.env()).forEach((key, value) -> env.add(new EnvVarBuilder().withName(key).withValue(value).build()));
+    for (String var : engine.passwordVars()) {
+      env.add(new EnvVarBuilder().withName(var).withNewValueFrom().withNewSecretKeyRef()
+          .withName(Names.credentials(db.getName())).withKey(PASSWORD_KEY).endSecretKeyRef().endValueFrom().build());
+    }
+    Container container = new ContainerBuilder()
+        .withName(db.getEngine().name().toLowerCase())
+        .withImage(image(ctx.config().databaseImages, db.getEngine()) + ":" + db.getVersion())
+        .withArgs(engine.args())
+        .addNewPort().withName("db").withContainerPort(engine.port()).endPort()
+        .withEnv(env)
+        .addNewVolumeMount().withName(DATA).withMountPath(engine.dataPath()).endVolumeMount()
+        .withSecurityContext(PodSecurity.container())
+        .build();
+    return new StatefulSetBuilder()
+        .withMetadata(ctx.meta(name, Labels.workload(ctx.name(), Labels.COMPONENT_DATABASE, db.getName())))
+        .withNewSpec()
+        .withReplicas(replicas)
+        .withServiceName(name)
+        .withNewSelector().withMatchLabels(selector).endSelector()
+        .withNewTemplate()
+        .withNewMetadata().withLabels(podLabels).endMetadata()
+        .withNewSpec()
+        .withAutomountServiceAccountToken(false)
+        .withSecurityContext(PodSecurity.pod(DATABASE_USER))
+        .withContainers(container)
+        .endSpec()
+        .endTemplate()
+        .addNewVolumeClaimTemplate()
+        .withNewMetadata().withName(DATA).withLabels(Labels.workload(ctx.name(), Labels.COMPONENT_DATABASE, db.getName())).endMetadata()
+        .withNewSpec()
+        .withAccessModes("ReadWriteOnce")
+        .withStorageClassName(emptyToNull(ctx.plan().storageClassName))
+        .withNewResources().addToRequests("storage", new Quantity(db.getStorage())).endResources()
+        .endSpec()
+        .endVolumeClaimTemplate()
+        .endSpec()
+        .build();
+  }
+
+  /** Headless: clients reach the single pod by its stable DNS name. */
+  public static Service service(TenantContext ctx, DatabaseSpec db) {
+    return new ServiceBuilder()
+        .withMetadata(ctx.meta(Names.database(db.getName()), Labels.workload(ctx.name(), Labels.COMPONENT_DATABASE, db.getName())))
+        .withNewSpec()
+        .withClusterIP("None")
+        .withSelector(Labels.selector(ctx.name(), Labels.COMPONENT_DATABASE, db.getName()))
+        .addNewPort().withName("db").withPort(engine(db.getEngine()).port()).withTargetPort(new IntOrString("db")).endPort()
+        .endSpec()
+        .build();
+  }
+
+  /**
+   * Forbids voluntary eviction of the single database pod: draining its node waits for an
+   * operator's decision instead of taking the customer's database down.
+   */
+  public static PodDisruptionBudget podDisruptionBudget(TenantContext ctx, DatabaseSpec db) {
+    return new PodDisruptionBudgetBuilder()
+        .withMetadata(ctx.meta(Names.database(db.getName()), Labels.workload(ctx.name(), Labels.COMPONENT_DATABASE, db.getName())))
+        .withNewSpec()
+        .withMinAvailable(new IntOrString(1))
+        .withNewSelector().withMatchLabels(Labels.selector(ctx.name(), Labels.COMPONENT_DATABASE, db.getName())).endSelector()
+        .endSpec()
+        .build();
+  }
+
+  /** The credentials Secret; {@code password} is generated once by the caller and never rotated by a resync. */
+  public static Secret credentials(TenantContext ctx, DatabaseSpec db, String password) {
+    Map<String, String> data = new LinkedHashMap<>();
+    data.put(USERNAME_KEY, base64(engine(db.getEngine()).username()));
+    data.put(PASSWORD_KEY, base64(password));
+    return new SecretBuilder()
+        .withMetadata(ctx.meta(Names.credentials(db.getName()), Labels.workload(ctx.name(), Labels.COMPONENT_DATABASE, db.getName())))
+        .withType("Opaque")
+        .withData(data)
+        .build();
+  }
+
+  /** The password kept in a credentials Secret, or null. */
+  public static String password(Secret secret) {
+    String encoded = secret == null || secret.getData() == null ? null : secret.getData().get(PASSWORD_KEY);
+    return encoded == null ? null : new String(Base64.getDecoder().decode(encoded), StandardCharsets.UTF_8);
+  }
+
+  private static String image(OperatorConfig.DatabaseImages images, DatabaseEngine engine) {
+    return switch (engine) {
+      case POSTGRES -> images.postgres;
+      case MYSQL -> images.mysql;
+      case REDIS -> images.redis;
+    };
+  }
+
+  private static String base64(String value) {
+    return Base64.getEncoder().encodeToString(value.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static String emptyToNull(String value) {
+    return value == null || value.isEmpty() ? null : value;
+  }
+}

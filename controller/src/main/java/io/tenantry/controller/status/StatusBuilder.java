@@ -1,0 +1,133 @@
+package io.tenantry.controller.status;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.tenantry.api.v1alpha1.AppSpec;
+import io.tenantry.api.v1alpha1.AppStatus;
+import io.tenantry.api.v1alpha1.DatabaseSpec;
+import io.tenantry.api.v1alpha1.DatabaseStatus;
+import io.tenantry.api.v1alpha1.Tenant;
+import io.tenantry.api.v1alpha1.TenantPhase;
+import io.tenantry.api.v1alpha1.TenantStatus;
+import io.tenantry.controller.resources.Labels;
+import io.tenantry.controller.rollout.Readiness;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/**
+ * Pure: what a tenant's status should say, from what the cache shows. An app's version in the
+ * status is the version that is fully rolled out, so it changes only once the new one is available.
+ */
+public final class StatusBuilder {
+
+  /** What the cache shows of a tenant's namespace and workloads, keyed by app and database name. */
+  public record Observed(Namespace namespace, Map<String, Deployment> deployments, Map<String, StatefulSet> statefulSets) {
+  }
+
+  private StatusBuilder() {
+  }
+
+  public static TenantStatus provisioned(Tenant tenant, String namespace, Observed observed, String now) {
+    TenantStatus previous = Optional.ofNullable(tenant.getStatus()).orElseGet(TenantStatus::new);
+    Long generation = tenant.getMetadata().getGeneration();
+
+    List<DatabaseStatus> databases = new ArrayList<>();
+    for (DatabaseSpec db : tenant.getSpec().getDatabases()) {
+      databases.add(new DatabaseStatus(db.getName(), Readiness.rolledOut(observed.statefulSets().get(db.getName()))));
+    }
+    List<AppStatus> apps = new ArrayList<>();
+    for (AppSpec app : tenant.getSpec().getApps()) {
+      Deployment deployment = observed.deployments().get(app.getName());
+      boolean ready = Readiness.rolledOut(deployment);
+      String version = ready ? deployment.getSpec().getTemplate().getMetadata().getLabels().get(Labels.VERSION)
+          : previous.getApps().stream().filter(a -> a.getName().equals(app.getName())).map(AppStatus::getVersion)
+              .filter(v -> v != null).findFirst().orElse(null);
+      apps.add(new AppStatus(app.getName(), version, ready, Readiness.availableReplicas(deployment)));
+    }
+
+    boolean namespaceReady = observed.namespace() != null && observed.namespace().getMetadata().getDeletionTimestamp() == null;
+    List<String> waitingDatabases = databases.stream().filter(d -> !d.getReady()).map(DatabaseStatus::getName).toList();
+    List<String> waitingApps = apps.stream().filter(a -> !a.getReady()).map(AppStatus::getName).toList();
+    boolean ready = namespaceReady && waitingDatabases.isEmpty() && waitingApps.isEmpty();
+
+    List<Condition> old = previous.getConditions();
+    List<Condition> conditions = List.of(
+        Conditions.condition(old, Conditions.READY, ready,
+            ready ? "Converged" : !namespaceReady ? "NamespaceNotReady" : !waitingDatabases.isEmpty() ? "DatabasesNotReady" : "AppsNotReady",
+            ready ? "every database and app is rolled out and available" : waitingMessage(namespaceReady, namespace, waitingDatabases, waitingApps),
+            generation, now),
+        Conditions.condition(old, Conditions.NAMESPACE_READY, namespaceReady,
+            namespaceReady ? "Exists" : observed.namespace() == null ? "Missing" : "Terminating",
+            "namespace " + namespace + (namespaceReady ? " exists" : observed.namespace() == null ? " does not exist yet" : " is terminating"),
+            generation, now),
+        Conditions.condition(old, Conditions.DATABASES_READY, waitingDatabases.isEmpty(),
+            waitingDatabases.isEmpty() ? "RolledOut" : "RollingOut",
+            waitingDatabases.isEmpty() ? databases.size() + " of " + databases.size() + " databases ready"
+                : "waiting for databases: " + String.join(", ", waitingDatabases),
+            generation, now),
+        Conditions.condition(old, Conditions.APPS_READY, waitingApps.isEmpty(),
+            waitingApps.isEmpty() ? "RolledOut" : "RollingOut",
+            waitingApps.isEmpty() ? apps.size() + " of " + apps.size() + " apps available"
+                : "waiting for apps: " + String.join(", ", waitingApps),
+            generation, now));
+
+    TenantStatus status = copyOf(previous);
+    status.setPhase(ready ? TenantPhase.Ready
+        : previous.getPhase() == null || previous.getPhase() == TenantPhase.Provisioning ? TenantPhase.Provisioning
+        : TenantPhase.Progressing);
+    status.setObservedGeneration(generation);
+    status.setNamespace(namespace);
+    status.setConditions(new ArrayList<>(conditions));
+    status.setApps(apps);
+    status.setDatabases(databases);
+    status.setVersions(apps.stream().filter(a -> a.getVersion() != null)
+        .map(a -> a.getName() + "=" + a.getVersion()).collect(Collectors.joining(",")));
+    return status;
+  }
+
+  /** The status of a tenant whose sync failed: Ready=False with the reason, phase Degraded; the rest is kept. */
+  public static TenantStatus failed(Tenant tenant, String reason, String message, String now) {
+    TenantStatus previous = Optional.ofNullable(tenant.getStatus()).orElseGet(TenantStatus::new);
+    TenantStatus status = copyOf(previous);
+    List<Condition> conditions = new ArrayList<>(previous.getConditions().stream()
+        .filter(c -> !Conditions.READY.equals(c.getType())).toList());
+    conditions.add(0, Conditions.condition(previous.getConditions(), Conditions.READY, false, reason, message,
+        tenant.getMetadata().getGeneration(), now));
+    status.setConditions(conditions);
+    status.setPhase(TenantPhase.Degraded);
+    return status;
+  }
+
+  private static String waitingMessage(boolean namespaceReady, String namespace, List<String> databases, List<String> apps) {
+    if (!namespaceReady) {
+      return "waiting for namespace " + namespace;
+    }
+    List<String> parts = new ArrayList<>();
+    if (!databases.isEmpty()) {
+      parts.add("databases " + String.join(", ", databases));
+    }
+    if (!apps.isEmpty()) {
+      parts.add("apps " + String.join(", ", apps));
+    }
+    return "waiting for " + String.join(" and ", parts) + " to roll out";
+  }
+
+  private static TenantStatus copyOf(TenantStatus previous) {
+    TenantStatus status = new TenantStatus();
+    status.setPhase(previous.getPhase());
+    status.setObservedGeneration(previous.getObservedGeneration());
+    status.setNamespace(previous.getNamespace());
+    status.setVersions(previous.getVersions());
+    status.setConditions(new ArrayList<>(previous.getConditions()));
+    status.setApps(new ArrayList<>(previous.getApps()));
+    status.setDatabases(new ArrayList<>(previous.getDatabases()));
+    status.setSecretsVersion(previous.getSecretsVersion());
+    status.setStateTimestamps(previous.getStateTimestamps());
+    return status;
+  }
+}

@@ -1,0 +1,196 @@
+package io.tenantry.controller.bench;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.http.BasicBuilder;
+import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.Interceptor;
+import io.tenantry.api.v1alpha1.AppSpec;
+import io.tenantry.api.v1alpha1.DatabaseEngine;
+import io.tenantry.api.v1alpha1.DatabaseSpec;
+import io.tenantry.api.v1alpha1.Tenant;
+import io.tenantry.api.v1alpha1.TenantSpec;
+import io.tenantry.api.v1alpha1.TenantState;
+import io.tenantry.controller.config.OperatorConfig;
+import io.tenantry.controller.operator.Operator;
+import io.tenantry.testsupport.ClusterKind;
+import io.tenantry.testsupport.Crds;
+import io.tenantry.testsupport.TestCluster;
+import io.tenantry.testsupport.TestClusters;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Prints, at N converged tenants (default 1000; each one app and one database) on a real API
+ * server: the CPU time of one converged sync (median, p99), the requests the API server received
+ * for the operator's resources during a full resync (its apiserver_request_total), and the
+ * operator's heap per tenant after GC. Run with tools/bench-controller.sh [N].
+ */
+public final class ControllerBenchmark {
+
+  /** What the operator reads and writes; the API server's own housekeeping (leases, endpoints, ...) is left out. */
+  private static final Set<String> OPERATOR_RESOURCES = Set.of("tenants", "namespaces", "roles", "rolebindings",
+      "networkpolicies", "resourcequotas", "limitranges", "secrets", "services", "poddisruptionbudgets",
+      "statefulsets", "deployments", "events");
+  private static final Pattern REQUEST_TOTAL = Pattern.compile("^apiserver_request_total\\{(.*)} (\\S+)$");
+  private static final Pattern RESOURCE = Pattern.compile("resource=\"([^\"]*)\"");
+
+  public static void main(String[] args) throws Exception {
+    int tenants = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
+    try (TestCluster cluster = TestClusters.start(ClusterKind.API_SERVER, "bench");
+         KubernetesClient admin = cluster.newClient()) {
+      Crds.install(admin, Tenant.class.getResource("/META-INF/fabric8/tenants.tenantry.io-v1.yml"));
+      AtomicLong operatorRequests = new AtomicLong();
+      Interceptor counter = new Interceptor() {
+        @Override
+        public void before(BasicBuilder builder, HttpRequest request, RequestTags tags) {
+          operatorRequests.incrementAndGet();
+        }
+      };
+      KubernetesClient operatorClient = new KubernetesClientBuilder().withConfig(cluster.config())
+          .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("count", counter)).build();
+      OperatorConfig config = OperatorConfig.defaults();
+      config.httpPort = 0;
+      config.leaderElection.enabled = false;
+      config.rateLimits.qps = 1000;
+      config.rateLimits.burst = 1000;
+      try (Operator operator = new Operator(operatorClient, config, "bench", () -> { })) {
+        operator.start();
+        waitUntil(operator::isReady, 60);
+        long heapEmpty = heapAfterGc();
+
+        long started = System.nanoTime();
+        ExecutorService creators = Executors.newFixedThreadPool(8);
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < tenants; i++) {
+          String name = "bench-" + i;
+          names.add(name);
+          creators.submit(() -> admin.resources(Tenant.class).resource(tenant(name)).create());
+        }
+        creators.shutdown();
+        creators.awaitTermination(10, TimeUnit.MINUTES);
+        waitUntil(() -> names.stream().allMatch(n -> {
+          Tenant t = operator.cache().tenant(n);
+          return t != null && t.getStatus() != null && t.getStatus().getObservedGeneration() != null;
+        }), 1800);
+        awaitQuiet(operator, operatorRequests);
+        double convergeSeconds = (System.nanoTime() - started) / 1e9;
+        long heapFull = heapAfterGc();
+
+        // CPU time of converged syncs, called on this thread (the workers are idle).
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        long requestsBeforeSyncs = operatorRequests.get();
+        for (String name : names) {
+          operator.reconciler().sync(name); // warm-up
+        }
+        long[] cpu = new long[names.size() * 5];
+        int k = 0;
+        for (int round = 0; round < 5; round++) {
+          for (String name : names) {
+            long before = threads.getCurrentThreadCpuTime();
+            operator.reconciler().sync(name);
+            cpu[k++] = threads.getCurrentThreadCpuTime() - before;
+          }
+        }
+        long requestsDuringSyncs = operatorRequests.get() - requestsBeforeSyncs;
+        Arrays.sort(cpu);
+
+        // A full resync through the queue and workers, counted by the API server itself.
+        double serverBefore = serverRequests(admin);
+        long clientBefore = operatorRequests.get();
+        double syncsBefore = operator.registry().get("tenantry.sync").tag("result", "success").timer().count();
+        names.forEach(operator.queue()::add);
+        long resyncStarted = System.nanoTime();
+        waitUntil(() -> operator.registry().get("tenantry.sync").tag("result", "success").timer().count()
+            >= syncsBefore + tenants && operator.queue().len() == 0 && operator.syncsInProgress() == 0, 600);
+        double resyncSeconds = (System.nanoTime() - resyncStarted) / 1e9;
+        double serverAfter = serverRequests(admin);
+        long clientAfter = operatorRequests.get();
+
+        System.out.println();
+        System.out.printf("tenants                                   %d (1 app + 1 database each), real kube-apiserver %s%n",
+            tenants, admin.getKubernetesVersion().getGitVersion());
+        System.out.printf("time to converge from empty                %.1f s%n", convergeSeconds);
+        System.out.printf("converged sync CPU time, median            %.3f ms%n", cpu[cpu.length / 2] / 1e6);
+        System.out.printf("converged sync CPU time, p99               %.3f ms%n", cpu[(int) (cpu.length * 0.99)] / 1e6);
+        System.out.printf("requests sent during %d direct syncs     %d%n", cpu.length, requestsDuringSyncs);
+        System.out.printf("full resync (%d tenants through the queue) %.2f s%n", tenants, resyncSeconds);
+        System.out.printf("API server requests during the resync      %.0f (apiserver_request_total, operator's resources)%n",
+            serverAfter - serverBefore);
+        System.out.printf("operator client requests during the resync %d%n", clientAfter - clientBefore);
+        System.out.printf("operator heap per tenant after GC          %.1f KiB (%.1f MiB empty, %.1f MiB at %d tenants)%n",
+            (heapFull - heapEmpty) / 1024.0 / tenants, heapEmpty / 1048576.0, heapFull / 1048576.0, tenants);
+      } finally {
+        operatorClient.close();
+      }
+    }
+  }
+
+  private static Tenant tenant(String name) {
+    Tenant tenant = new Tenant();
+    tenant.getMetadata().setName(name);
+    TenantSpec spec = new TenantSpec();
+    spec.setState(TenantState.Active);
+    spec.setOrganization("Org " + name);
+    spec.setEmail("ops@" + name + ".example");
+    spec.getApps().add(new AppSpec("web", "registry.example.com/acme/web", "1.0.0", 2, 8080));
+    spec.getDatabases().add(new DatabaseSpec("main", DatabaseEngine.POSTGRES, "16.4", "1Gi"));
+    tenant.setSpec(spec);
+    return tenant;
+  }
+
+  /** Waits until the operator has sent no request for 3 s and has nothing queued. */
+  private static void awaitQuiet(Operator operator, AtomicLong requests) throws InterruptedException {
+    long last = -1;
+    while (true) {
+      long now = requests.get();
+      if (now == last && operator.queue().len() == 0 && operator.syncsInProgress() == 0) {
+        return;
+      }
+      last = now;
+      Thread.sleep(3000);
+    }
+  }
+
+  private static double serverRequests(KubernetesClient admin) {
+    double total = 0;
+    for (String line : admin.raw("/metrics").split("\n")) {
+      Matcher m = REQUEST_TOTAL.matcher(line);
+      if (m.matches()) {
+        Matcher resource = RESOURCE.matcher(m.group(1));
+        if (resource.find() && OPERATOR_RESOURCES.contains(resource.group(1))) {
+          total += Double.parseDouble(m.group(2));
+        }
+      }
+    }
+    return total;
+  }
+
+  private static long heapAfterGc() throws InterruptedException {
+    for (int i = 0; i < 3; i++) {
+      System.gc();
+      Thread.sleep(200);
+    }
+    return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+  }
+
+  private static void waitUntil(java.util.function.BooleanSupplier condition, int seconds) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("timed out after " + seconds + " s");
+      }
+      Thread.sleep(200);
+    }
+  }
+}

@@ -1,0 +1,238 @@
+package io.tenantry.controller.operator;
+
+import static io.tenantry.controller.operator.OperatorHarness.awaitPhase;
+import static io.tenantry.controller.operator.OperatorHarness.tenant;
+import static io.tenantry.controller.operator.OperatorHarness.uniqueName;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.tenantry.api.v1alpha1.AppStatus;
+import io.tenantry.api.v1alpha1.Tenant;
+import io.tenantry.api.v1alpha1.TenantPhase;
+import io.tenantry.controller.config.OperatorConfig;
+import io.tenantry.controller.config.Plan;
+import io.tenantry.controller.resources.DatabaseModel;
+import io.tenantry.testsupport.TestCluster;
+import io.tenantry.testsupport.WithCluster;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Active tenants on the simulated cluster: provisioning, readiness, self-healing, version changes, failures. */
+@WithCluster(workloads = true)
+class ActiveTenantIT {
+
+  private static final Duration CONVERGE = Duration.ofSeconds(90);
+  private static OperatorHarness harness;
+  private static KubernetesClient client;
+
+  @BeforeAll
+  static void startOperator(TestCluster cluster, KubernetesClient kubernetesClient) throws Exception {
+    client = kubernetesClient;
+    OperatorConfig config = OperatorConfig.defaults();
+    Plan tight = Plan.standard();
+    tight.quota.put("pods", "2");
+    config.plans.put("tight", tight);
+    harness = new OperatorHarness(cluster, config);
+  }
+
+  @AfterAll
+  static void stopOperator() {
+    harness.close();
+  }
+
+  @Test
+  void anActiveTenantGetsEveryObjectAndBecomesReadyOnceItsWorkloadsAreAvailable() {
+    String name = uniqueName("full");
+    client.resources(Tenant.class).resource(tenant(name, 2, true)).create();
+    Tenant ready = awaitPhase(client, name, TenantPhase.Ready, CONVERGE);
+    String ns = "tenant-" + name;
+
+    Deployment web = client.apps().deployments().inNamespace(ns).withName("app-web").get();
+    assertThat(web.getStatus().getAvailableReplicas()).isEqualTo(2);
+    StatefulSet db = client.apps().statefulSets().inNamespace(ns).withName("db-main").get();
+    assertThat(db.getStatus().getReadyReplicas()).isEqualTo(1);
+    assertThat(client.persistentVolumeClaims().inNamespace(ns).withName("data-db-main-0").get().getStatus().getPhase())
+        .isEqualTo("Bound");
+
+    Namespace namespace = client.namespaces().withName(ns).get();
+    assertThat(namespace.getMetadata().getLabels()).containsEntry("pod-security.kubernetes.io/enforce", "restricted");
+    assertThat(namespace.getMetadata().getOwnerReferences()).isEmpty();
+    assertThat(names(client.rbac().roles().inNamespace(ns).list().getItems()))
+        .containsExactlyInAnyOrder("tenant-admin", "tenant-operator", "tenant-viewer");
+    assertThat(names(client.rbac().roleBindings().inNamespace(ns).list().getItems()))
+        .containsExactlyInAnyOrder("tenant-admin", "tenant-operator", "tenant-viewer");
+    assertThat(names(client.network().v1().networkPolicies().inNamespace(ns).list().getItems()))
+        .containsExactlyInAnyOrder("default-deny", "allow-same-namespace", "allow-from-edge");
+    assertThat(client.resourceQuotas().inNamespace(ns).withName("tenant-quota").get().getSpec().getHard()).containsKey("pods");
+    assertThat(client.limitRanges().inNamespace(ns).withName("tenant-limits").get()).isNotNull();
+    assertThat(names(client.services().inNamespace(ns).list().getItems())).containsExactlyInAnyOrder("app-web", "db-main");
+    assertThat(names(client.policy().v1().podDisruptionBudget().inNamespace(ns).list().getItems()))
+        .containsExactlyInAnyOrder("app-web", "db-main");
+    Secret credentials = client.secrets().inNamespace(ns).withName("db-main-credentials").get();
+    assertThat(DatabaseModel.password(credentials)).hasSize(32);
+
+    assertThat(ready.getStatus().getObservedGeneration()).isEqualTo(ready.getMetadata().getGeneration());
+    assertThat(ready.getStatus().getNamespace()).isEqualTo(ns);
+    assertThat(ready.getStatus().getVersions()).isEqualTo("web=1.0.0");
+    assertThat(ready.getStatus().getConditions()).extracting(c -> c.getType() + "=" + c.getStatus())
+        .containsExactly("Ready=True", "NamespaceReady=True", "DatabasesReady=True", "AppsReady=True");
+    assertThat(client.v1().events().inNamespace("default").list().getItems())
+        .anySatisfy(e -> {
+          assertThat(e.getInvolvedObject().getName()).isEqualTo(name);
+          assertThat(e.getReason()).isEqualTo("Ready");
+        });
+  }
+
+  @Test
+  void aTenantWhosePodsCannotAllRunIsNeverReady() {
+    // The "tight" plan's quota admits 2 pods; 3 replicas cannot all run, so the app never becomes available.
+    String name = uniqueName("blocked");
+    Tenant tenant = tenant(name, 3, false);
+    tenant.getSpec().setPlan("tight");
+    client.resources(Tenant.class).resource(tenant).create();
+    await().atMost(CONVERGE).until(() -> {
+      Deployment d = client.apps().deployments().inNamespace("tenant-" + name).withName("app-web").get();
+      return d != null && d.getStatus() != null && Integer.valueOf(2).equals(d.getStatus().getAvailableReplicas());
+    });
+    harness.awaitIdle();
+    Tenant stuck = client.resources(Tenant.class).withName(name).get();
+    assertThat(stuck.getStatus().getPhase()).isEqualTo(TenantPhase.Provisioning);
+    assertThat(stuck.getStatus().getConditions()).anySatisfy(c -> {
+      assertThat(c.getType()).isEqualTo("AppsReady");
+      assertThat(c.getStatus()).isEqualTo("False");
+      assertThat(c.getMessage()).isEqualTo("waiting for apps: web");
+    });
+  }
+
+  @Test
+  void deletedOrEditedObjectsAreRepaired() {
+    String name = uniqueName("heal");
+    client.resources(Tenant.class).resource(tenant(name, 1, false)).create();
+    awaitPhase(client, name, TenantPhase.Ready, CONVERGE);
+    String ns = "tenant-" + name;
+
+    String roleUid = client.rbac().roles().inNamespace(ns).withName("tenant-viewer").get().getMetadata().getUid();
+    client.rbac().roles().inNamespace(ns).withName("tenant-viewer").delete();
+    client.network().v1().networkPolicies().inNamespace(ns).withName("default-deny").delete();
+    client.services().inNamespace(ns).withName("app-web").delete();
+    client.apps().deployments().inNamespace(ns).withName("app-web").delete();
+    client.rbac().roles().inNamespace(ns).withName("tenant-operator").edit(r -> {
+      r.getRules().add(new PolicyRuleBuilder().withApiGroups("").withResources("resourcequotas").withVerbs("delete").build());
+      return r;
+    });
+
+    await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
+      Role viewer = client.rbac().roles().inNamespace(ns).withName("tenant-viewer").get();
+      assertThat(viewer).isNotNull();
+      assertThat(viewer.getMetadata().getUid()).isNotEqualTo(roleUid);
+      assertThat(client.network().v1().networkPolicies().inNamespace(ns).withName("default-deny").get()).isNotNull();
+      assertThat(client.services().inNamespace(ns).withName("app-web").get()).isNotNull();
+      assertThat(client.apps().deployments().inNamespace(ns).withName("app-web").get()).isNotNull();
+      assertThat(client.rbac().roles().inNamespace(ns).withName("tenant-operator").get().getRules())
+          .noneMatch(r -> r.getResources().contains("resourcequotas") && r.getVerbs().contains("delete"));
+    });
+    awaitPhase(client, name, TenantPhase.Ready, CONVERGE);
+  }
+
+  @Test
+  void foreignFieldsAreLeftAlone() {
+    String name = uniqueName("foreign");
+    client.resources(Tenant.class).resource(tenant(name, 1, false)).create();
+    awaitPhase(client, name, TenantPhase.Ready, CONVERGE);
+    String ns = "tenant-" + name;
+    client.apps().deployments().inNamespace(ns).withName("app-web")
+        .edit(d -> {
+          d.getMetadata().getAnnotations().put("example.com/owner", "someone-else");
+          return d;
+        });
+    // A spec change makes the operator write the Deployment again; the other annotation survives it.
+    client.resources(Tenant.class).withName(name).edit(t -> {
+      t.getSpec().getApps().get(0).setVersion("1.0.1");
+      return t;
+    });
+    await().atMost(CONVERGE).until(() -> client.apps().deployments().inNamespace(ns).withName("app-web").get()
+        .getSpec().getTemplate().getSpec().getContainers().get(0).getImage().endsWith(":1.0.1"));
+    assertThat(client.apps().deployments().inNamespace(ns).withName("app-web").get().getMetadata().getAnnotations())
+        .containsEntry("example.com/owner", "someone-else");
+  }
+
+  @Test
+  void aNewVersionRollsTheDeploymentAndShowsInTheStatusOnceAvailable() {
+    String name = uniqueName("version");
+    client.resources(Tenant.class).resource(tenant(name, 2, false)).create();
+    awaitPhase(client, name, TenantPhase.Ready, CONVERGE);
+    String ns = "tenant-" + name;
+
+    client.resources(Tenant.class).withName(name).edit(t -> {
+      t.getSpec().getApps().get(0).setVersion("2.0.0");
+      return t;
+    });
+    Tenant ready = await().atMost(CONVERGE).pollInterval(Duration.ofMillis(100)).until(
+        () -> client.resources(Tenant.class).withName(name).get(),
+        t -> {
+          AppStatus web = t.getStatus().getApps().get(0);
+          if ("2.0.0".equals(web.getVersion())) {
+            // The status shows the new version only when the new pods are all available.
+            Deployment d = client.apps().deployments().inNamespace(ns).withName("app-web").get();
+            assertThat(d.getStatus().getUpdatedReplicas()).isEqualTo(2);
+            assertThat(d.getStatus().getAvailableReplicas()).isEqualTo(2);
+            return true;
+          }
+          return false;
+        });
+    assertThat(ready.getStatus().getVersions()).isEqualTo("web=2.0.0");
+    assertThat(client.apps().deployments().inNamespace(ns).withName("app-web").get()
+        .getSpec().getTemplate().getSpec().getContainers().get(0).getImage())
+        .isEqualTo("registry.example.com/acme/web:2.0.0");
+  }
+
+  @Test
+  void aRolloutThatCannotFinishKeepsTheOldVersionInTheStatus() {
+    // 2 replicas on the "tight" plan (2 pods): a rolling update needs a third pod, which the quota refuses.
+    String name = uniqueName("stuck");
+    Tenant tenant = tenant(name, 2, false);
+    tenant.getSpec().setPlan("tight");
+    client.resources(Tenant.class).resource(tenant).create();
+    awaitPhase(client, name, TenantPhase.Ready, CONVERGE);
+
+    client.resources(Tenant.class).withName(name).edit(t -> {
+      t.getSpec().getApps().get(0).setVersion("2.0.0");
+      return t;
+    });
+    Tenant progressing = awaitPhase(client, name, TenantPhase.Progressing, CONVERGE);
+    assertThat(progressing.getStatus().getApps().get(0).getVersion()).isEqualTo("1.0.0");
+    assertThat(progressing.getStatus().getVersions()).isEqualTo("web=1.0.0");
+    assertThat(client.apps().deployments().inNamespace("tenant-" + name).withName("app-web").get()
+        .getSpec().getTemplate().getSpec().getContainers().get(0).getImage()).endsWith(":2.0.0");
+  }
+
+  @Test
+  void anUnknownPlanIsReportedAndNothingIsCreated() {
+    String name = uniqueName("noplan");
+    Tenant tenant = tenant(name, 1, false);
+    tenant.getSpec().setPlan("platinum");
+    client.resources(Tenant.class).resource(tenant).create();
+    Tenant degraded = awaitPhase(client, name, TenantPhase.Degraded, CONVERGE);
+    assertThat(degraded.getStatus().getConditions().get(0).getReason()).isEqualTo("UnknownPlan");
+    assertThat(degraded.getStatus().getConditions().get(0).getMessage())
+        .isEqualTo("spec.plan: the operator has no plan named 'platinum'; known plans: standard, tight");
+    assertThat(client.namespaces().withName("tenant-" + name).get()).isNull();
+  }
+
+  private static List<String> names(List<? extends io.fabric8.kubernetes.api.model.HasMetadata> objects) {
+    return objects.stream().map(o -> o.getMetadata().getName()).toList();
+  }
+}

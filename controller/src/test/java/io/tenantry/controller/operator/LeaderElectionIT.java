@@ -1,0 +1,143 @@
+package io.tenantry.controller.operator;
+
+import static io.tenantry.controller.operator.OperatorHarness.awaitPhase;
+import static io.tenantry.controller.operator.OperatorHarness.tenant;
+import static io.tenantry.controller.operator.OperatorHarness.uniqueName;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.tenantry.api.v1alpha1.Tenant;
+import io.tenantry.api.v1alpha1.TenantPhase;
+import io.tenantry.testsupport.TestCluster;
+import io.tenantry.testsupport.WithCluster;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two operator processes on one Lease: the second stays standby (not ready, not syncing) while
+ * the first leads, and takes over when the first is killed (SIGKILL, no lease release).
+ */
+@WithCluster(workloads = true)
+class LeaderElectionIT {
+
+  private static final int LEASE_SECONDS = 6;
+  private static final int RETRY_SECONDS = 1;
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+  private static Path workDir;
+  private static KubernetesClient client;
+  private static String leaseName;
+
+  @BeforeAll
+  static void setUp(TestCluster cluster, KubernetesClient kubernetesClient) throws IOException {
+    client = kubernetesClient;
+    OperatorHarness.installCrds(cluster);
+    workDir = Files.createDirectories(Path.of("target", "leader-election-it"));
+    Files.writeString(workDir.resolve("kubeconfig"), cluster.kubeconfigYaml());
+    leaseName = uniqueName("lease");
+  }
+
+  @AfterAll
+  static void tearDown() {
+    client.leases().inNamespace("tenantry-system").withName(leaseName).delete();
+  }
+
+  @Test
+  void aStandbyTakesOverWhenTheLeaderIsKilled() throws Exception {
+    int portA = freePort();
+    int portB = freePort();
+    Process a = start("operator-a", portA);
+    try {
+      await().atMost(Duration.ofMinutes(1)).until(() -> "operator-a".equals(holder()));
+      await().atMost(Duration.ofMinutes(1)).until(() -> status(portA, "/readyz") == 200);
+
+      Process b = start("operator-b", portB);
+      try {
+        await().atMost(Duration.ofMinutes(1)).until(() -> status(portB, "/healthz") == 200);
+        await().pollDelay(Duration.ofSeconds(LEASE_SECONDS)).atMost(Duration.ofSeconds(LEASE_SECONDS + 1)).until(() -> true);
+        assertThat(holder()).isEqualTo("operator-a");
+        assertThat(status(portB, "/readyz")).as("the standby is not ready").isEqualTo(503);
+
+        String before = uniqueName("led-by-a");
+        client.resources(Tenant.class).resource(tenant(before, 1, false)).create();
+        awaitPhase(client, before, TenantPhase.Ready, Duration.ofSeconds(90));
+
+        long killed = System.nanoTime();
+        a.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+        await().atMost(Duration.ofSeconds(LEASE_SECONDS * 3)).pollInterval(Duration.ofMillis(100))
+            .until(() -> "operator-b".equals(holder()));
+        double seconds = (System.nanoTime() - killed) / 1e9;
+        System.out.printf("standby took over %.1f s after the leader was killed (lease %d s, retry %d s)%n",
+            seconds, LEASE_SECONDS, RETRY_SECONDS);
+        assertThat(seconds).as("takeover after the lease expires").isLessThan(LEASE_SECONDS + 3.0 * RETRY_SECONDS);
+
+        String after = uniqueName("led-by-b");
+        client.resources(Tenant.class).resource(tenant(after, 1, false)).create();
+        awaitPhase(client, after, TenantPhase.Ready, Duration.ofSeconds(90));
+        assertThat(status(portB, "/readyz")).isEqualTo(200);
+      } finally {
+        b.destroy(); // SIGTERM: graceful shutdown, releases the lease
+        assertThat(b.waitFor(30, TimeUnit.SECONDS)).as("operator-b stops on SIGTERM").isTrue();
+      }
+      Lease released = client.leases().inNamespace("tenantry-system").withName(leaseName).get();
+      assertThat(released.getSpec().getHolderIdentity()).as("a graceful stop releases the lease").isNullOrEmpty();
+    } finally {
+      a.destroyForcibly();
+    }
+  }
+
+  private static Process start(String identity, int port) throws IOException {
+    Path config = workDir.resolve(identity + ".yaml");
+    Files.writeString(config, """
+        httpPort: %d
+        leaderElection:
+          leaseName: %s
+          leaseDurationSeconds: %d
+          renewDeadlineSeconds: %d
+          retryPeriodSeconds: %d
+        """.formatted(port, leaseName, LEASE_SECONDS, LEASE_SECONDS - 2, RETRY_SECONDS));
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    return new ProcessBuilder(List.of(java, "-cp", System.getProperty("java.class.path"),
+        Main.class.getName(), "--kubeconfig", workDir.resolve("kubeconfig").toString(),
+        "--config", config.toString(), "--identity", identity))
+        .redirectErrorStream(true)
+        .redirectOutput(workDir.resolve(identity + ".log").toFile())
+        .start();
+  }
+
+  private static String holder() {
+    Lease lease = client.leases().inNamespace("tenantry-system").withName(leaseName).get();
+    return lease == null ? null : lease.getSpec().getHolderIdentity();
+  }
+
+  private static int status(int port, String path) {
+    try {
+      return HTTP.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).build(),
+          HttpResponse.BodyHandlers.discarding()).statusCode();
+    } catch (IOException e) {
+      return -1;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return -1;
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+}

@@ -1,0 +1,89 @@
+package io.tenantry.controller.operator;
+
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.tenantry.api.v1alpha1.AppSpec;
+import io.tenantry.api.v1alpha1.DatabaseEngine;
+import io.tenantry.api.v1alpha1.DatabaseSpec;
+import io.tenantry.api.v1alpha1.SparePool;
+import io.tenantry.api.v1alpha1.Tenant;
+import io.tenantry.api.v1alpha1.TenantPhase;
+import io.tenantry.api.v1alpha1.TenantSpec;
+import io.tenantry.api.v1alpha1.TenantState;
+import io.tenantry.controller.config.OperatorConfig;
+import io.tenantry.testsupport.Crds;
+import io.tenantry.testsupport.TestCluster;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** An operator running in the test JVM against a test cluster, with a client that counts its requests. */
+final class OperatorHarness implements AutoCloseable {
+
+  private static final AtomicInteger SEQUENCE = new AtomicInteger();
+
+  final RequestCounter requests = new RequestCounter();
+  final KubernetesClient operatorClient;
+  final Operator operator;
+
+  OperatorHarness(TestCluster cluster, OperatorConfig config) throws Exception {
+    installCrds(cluster);
+    operatorClient = new KubernetesClientBuilder().withConfig(cluster.config())
+        .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("count", requests))
+        .build();
+    config.httpPort = 0;
+    config.leaderElection.enabled = false;
+    operator = new Operator(operatorClient, config, "test-" + ProcessHandle.current().pid(), () -> {
+      throw new IllegalStateException("an operator without leader election cannot lose leadership");
+    });
+    operator.start();
+    await().atMost(Duration.ofMinutes(1)).until(operator::isReady);
+  }
+
+  static void installCrds(TestCluster cluster) {
+    try (KubernetesClient client = cluster.newClient()) {
+      Crds.install(client, Tenant.class.getResource("/META-INF/fabric8/tenants.tenantry.io-v1.yml"));
+      Crds.install(client, SparePool.class.getResource("/META-INF/fabric8/sparepools.tenantry.io-v1.yml"));
+    }
+  }
+
+  static String uniqueName(String prefix) {
+    return prefix + "-" + Long.toString(ProcessHandle.current().pid() % 10000, 36) + "-" + SEQUENCE.incrementAndGet();
+  }
+
+  static Tenant tenant(String name, int webReplicas, boolean database) {
+    Tenant tenant = new Tenant();
+    tenant.getMetadata().setName(name);
+    TenantSpec spec = new TenantSpec();
+    spec.setState(TenantState.Active);
+    spec.setOrganization("Acme Corp");
+    spec.setEmail("ops@acme.example");
+    spec.getApps().add(new AppSpec("web", "registry.example.com/acme/web", "1.0.0", webReplicas, 8080));
+    if (database) {
+      spec.getDatabases().add(new DatabaseSpec("main", DatabaseEngine.POSTGRES, "16.4", "1Gi"));
+    }
+    tenant.setSpec(spec);
+    return tenant;
+  }
+
+  static Tenant awaitPhase(KubernetesClient client, String name, TenantPhase phase, Duration timeout) {
+    await().atMost(timeout).pollInterval(Duration.ofMillis(200)).until(() -> {
+      Tenant t = client.resources(Tenant.class).withName(name).get();
+      return t != null && t.getStatus() != null && t.getStatus().getPhase() == phase;
+    });
+    return client.resources(Tenant.class).withName(name).get();
+  }
+
+  /** Waits until the queue is empty and every sync that was started has finished. */
+  void awaitIdle() {
+    await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(100))
+        .until(() -> operator.queue().len() == 0 && operator.syncsInProgress() == 0);
+  }
+
+  @Override
+  public void close() {
+    operator.close();
+    operatorClient.close();
+  }
+}

@@ -1,0 +1,71 @@
+package io.tenantry.controller.operator;
+
+import static io.tenantry.controller.operator.OperatorHarness.tenant;
+import static io.tenantry.controller.operator.OperatorHarness.uniqueName;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.tenantry.api.v1alpha1.Tenant;
+import io.tenantry.api.v1alpha1.TenantPhase;
+import io.tenantry.controller.config.OperatorConfig;
+import io.tenantry.testsupport.TestCluster;
+import io.tenantry.testsupport.WithCluster;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The happy path makes zero API calls: once 50 tenants have converged, re-queueing every one of
+ * them sends no request at all, as counted by an interceptor on the operator's client.
+ */
+@WithCluster(workloads = true)
+class SteadyStateIT {
+
+  private static final int TENANTS = 50;
+  private static OperatorHarness harness;
+  private static KubernetesClient client;
+  private static final List<String> names = new ArrayList<>();
+
+  @BeforeAll
+  static void convergeFiftyTenants(TestCluster cluster, KubernetesClient kubernetesClient) throws Exception {
+    client = kubernetesClient;
+    harness = new OperatorHarness(cluster, OperatorConfig.defaults());
+    for (int i = 0; i < TENANTS; i++) {
+      String name = uniqueName("steady");
+      names.add(name);
+      client.resources(Tenant.class).resource(tenant(name, 1, i % 5 == 0)).create();
+    }
+    await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofSeconds(1)).until(() -> names.stream().allMatch(n -> {
+      Tenant t = client.resources(Tenant.class).withName(n).get();
+      return t.getStatus() != null && t.getStatus().getPhase() == TenantPhase.Ready;
+    }));
+  }
+
+  @AfterAll
+  static void stopOperator() {
+    harness.close();
+  }
+
+  @Test
+  void requeueingEveryConvergedTenantSendsNoRequest() {
+    harness.awaitIdle();
+    // Let the last status writes' own watch events be processed before counting.
+    await().pollDelay(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> true);
+    harness.awaitIdle();
+    double syncsBefore = harness.operator.registry().get("tenantry.sync").tag("result", "success").timer().count();
+    long before = harness.requests.count();
+
+    names.forEach(harness.operator.queue()::add);
+    await().atMost(Duration.ofMinutes(1)).until(() ->
+        harness.operator.registry().get("tenantry.sync").tag("result", "success").timer().count() >= syncsBefore + TENANTS);
+    harness.awaitIdle();
+
+    assertThat(harness.requests.count() - before)
+        .as("requests during a full requeue of %d converged tenants; recent: %s", TENANTS, harness.requests.recent())
+        .isZero();
+  }
+}

@@ -1,0 +1,173 @@
+package io.tenantry.controller.resources;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.LimitRange;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceQuota;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.tenantry.api.v1alpha1.AppSpec;
+import io.tenantry.api.v1alpha1.DatabaseEngine;
+import io.tenantry.api.v1alpha1.DatabaseSpec;
+import io.tenantry.api.v1alpha1.EnvVar;
+import io.tenantry.api.v1alpha1.Tenant;
+import io.tenantry.api.v1alpha1.TenantSpec;
+import io.tenantry.api.v1alpha1.TenantState;
+import io.tenantry.controller.config.OperatorConfig;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class DesiredStateTest {
+
+  private static final Map<String, String> PASSWORDS = Map.of("main", "s3cret-main", "cache", "s3cret-cache");
+
+  static Tenant tenant() {
+    Tenant tenant = new Tenant();
+    tenant.getMetadata().setName("acme");
+    TenantSpec spec = new TenantSpec();
+    spec.setState(TenantState.Active);
+    spec.getDatabases().add(new DatabaseSpec("main", DatabaseEngine.POSTGRES, "16.4", "10Gi"));
+    spec.getDatabases().add(new DatabaseSpec("cache", DatabaseEngine.REDIS, "7.2", "1Gi"));
+    AppSpec web = new AppSpec("web", "registry.example.com/acme/web", "1.4.2", 2, 8080);
+    web.getEnv().add(new EnvVar("LOG_LEVEL", "info"));
+    spec.getApps().add(web);
+    spec.getApps().add(new AppSpec("worker", "registry.example.com/acme/worker", "1.4.2", 1, 9090));
+    tenant.setSpec(spec);
+    return tenant;
+  }
+
+  static TenantContext context(Tenant tenant, OperatorConfig config) {
+    return new TenantContext(tenant, config, config.plans.get("standard"));
+  }
+
+  private static List<String> keys(List<HasMetadata> objects) {
+    return objects.stream().map(o -> o.getKind() + "/" + o.getMetadata().getName()).toList();
+  }
+
+  @Test
+  void anActiveTenantGetsItsWholeStackInDependencyOrder() {
+    List<HasMetadata> objects = DesiredState.of(context(tenant(), OperatorConfig.defaults()), PASSWORDS, Workloads.RUNNING);
+    assertThat(keys(objects)).containsExactly(
+        "Namespace/tenant-acme",
+        "Role/tenant-admin", "Role/tenant-operator", "Role/tenant-viewer",
+        "RoleBinding/tenant-admin", "RoleBinding/tenant-operator", "RoleBinding/tenant-viewer",
+        "NetworkPolicy/default-deny", "NetworkPolicy/allow-same-namespace", "NetworkPolicy/allow-from-edge",
+        "ResourceQuota/tenant-quota", "LimitRange/tenant-limits",
+        "Secret/db-main-credentials", "Service/db-main", "PodDisruptionBudget/db-main", "StatefulSet/db-main",
+        "Secret/db-cache-credentials", "Service/db-cache", "PodDisruptionBudget/db-cache", "StatefulSet/db-cache",
+        "Service/app-web", "PodDisruptionBudget/app-web", "Deployment/app-web",
+        "Service/app-worker", "Deployment/app-worker");
+    assertThat(objects).allSatisfy(o -> {
+      assertThat(o.getMetadata().getLabels()).containsEntry(Labels.MANAGED_BY, "tenantry").containsEntry(Labels.TENANT, "acme");
+      assertThat(o.getMetadata().getOwnerReferences()).as("no ownerReference may cascade a deletion into customer data").isEmpty();
+    });
+    assertThat(objects.stream().skip(1)).allSatisfy(o -> assertThat(o.getMetadata().getNamespace()).isEqualTo("tenant-acme"));
+  }
+
+  @Test
+  void theNamespaceEnforcesThePodSecurityRestrictedStandard() {
+    Namespace namespace = NamespaceModel.namespace(context(tenant(), OperatorConfig.defaults()));
+    assertThat(namespace.getMetadata().getLabels())
+        .containsEntry("pod-security.kubernetes.io/enforce", "restricted")
+        .containsEntry("pod-security.kubernetes.io/enforce-version", "latest");
+  }
+
+  @Test
+  void theNamespacePrefixComesFromTheConfiguration() {
+    OperatorConfig config = OperatorConfig.defaults();
+    config.namespacePrefix = "customer-";
+    assertThat(NamespaceModel.namespace(context(tenant(), config)).getMetadata().getName()).isEqualTo("customer-acme");
+  }
+
+  @Test
+  void anAppDeploymentRunsItsVersionAsImageTagWithRestrictedSecurity() {
+    Deployment deployment = AppModel.deployment(context(tenant(), OperatorConfig.defaults()), tenant().getSpec().getApps().get(0), 2);
+    var pod = deployment.getSpec().getTemplate();
+    assertThat(deployment.getSpec().getReplicas()).isEqualTo(2);
+    assertThat(pod.getSpec().getContainers().get(0).getImage()).isEqualTo("registry.example.com/acme/web:1.4.2");
+    assertThat(pod.getMetadata().getLabels()).containsEntry(Labels.VERSION, "1.4.2");
+    assertThat(deployment.getSpec().getSelector().getMatchLabels()).doesNotContainKey(Labels.VERSION);
+    assertThat(pod.getSpec().getSecurityContext().getRunAsNonRoot()).isTrue();
+    assertThat(pod.getSpec().getSecurityContext().getSeccompProfile().getType()).isEqualTo("RuntimeDefault");
+    assertThat(pod.getSpec().getContainers().get(0).getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
+    assertThat(pod.getSpec().getContainers().get(0).getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
+    assertThat(pod.getSpec().getContainers().get(0).getEnv()).singleElement()
+        .satisfies(e -> assertThat(e.getName() + "=" + e.getValue()).isEqualTo("LOG_LEVEL=info"));
+  }
+
+  @Test
+  void aDatabaseReadsItsPasswordFromItsCredentialsSecret() {
+    TenantContext ctx = context(tenant(), OperatorConfig.defaults());
+    DatabaseSpec main = tenant().getSpec().getDatabases().get(0);
+    StatefulSet statefulSet = DatabaseModel.statefulSet(ctx, main, 1);
+    var container = statefulSet.getSpec().getTemplate().getSpec().getContainers().get(0);
+    assertThat(container.getImage()).isEqualTo("docker.io/library/postgres:16.4");
+    assertThat(container.getEnv()).anySatisfy(e -> {
+      assertThat(e.getName()).isEqualTo("POSTGRES_PASSWORD");
+      assertThat(e.getValueFrom().getSecretKeyRef().getName()).isEqualTo("db-main-credentials");
+    });
+    assertThat(statefulSet.getSpec().getVolumeClaimTemplates().get(0).getSpec().getResources().getRequests())
+        .containsEntry("storage", new Quantity("10Gi"));
+    Secret credentials = DatabaseModel.credentials(ctx, main, "s3cret-main");
+    assertThat(DatabaseModel.password(credentials)).isEqualTo("s3cret-main");
+  }
+
+  @Test
+  void frozenScalesWorkloadsToZeroAndKeepsEverythingElse() {
+    List<HasMetadata> objects = DesiredState.of(context(tenant(), OperatorConfig.defaults()), PASSWORDS, Workloads.SCALED_TO_ZERO);
+    assertThat(objects).filteredOn(o -> o instanceof Deployment)
+        .allSatisfy(o -> assertThat(((Deployment) o).getSpec().getReplicas()).isZero()).hasSize(2);
+    assertThat(objects).filteredOn(o -> o instanceof StatefulSet)
+        .allSatisfy(o -> assertThat(((StatefulSet) o).getSpec().getReplicas()).isZero()).hasSize(2);
+    assertThat(keys(objects)).contains("Secret/db-main-credentials", "Namespace/tenant-acme").doesNotContain("PodDisruptionBudget/app-web");
+  }
+
+  @Test
+  void archivedKeepsNamespaceGuardrailsAndSecretsOnly() {
+    List<HasMetadata> objects = DesiredState.of(context(tenant(), OperatorConfig.defaults()), PASSWORDS, Workloads.REMOVED);
+    assertThat(objects).noneMatch(o -> o instanceof Deployment || o instanceof StatefulSet);
+    assertThat(keys(objects)).contains("Secret/db-main-credentials", "Secret/db-cache-credentials", "ResourceQuota/tenant-quota");
+  }
+
+  @Test
+  void externallyManagedReplicasAreLeftOutOfTheDeployment() {
+    OperatorConfig config = OperatorConfig.defaults();
+    config.appReplicasManagedExternally = true;
+    List<HasMetadata> objects = DesiredState.of(context(tenant(), config), PASSWORDS, Workloads.RUNNING);
+    assertThat(objects).filteredOn(o -> o instanceof Deployment)
+        .allSatisfy(o -> assertThat(((Deployment) o).getSpec().getReplicas()).isNull());
+  }
+
+  @Test
+  void thePlanSetsQuotaAndLimitRange() {
+    TenantContext ctx = context(tenant(), OperatorConfig.defaults());
+    ResourceQuota quota = QuotaModel.resourceQuota(ctx);
+    assertThat(quota.getSpec().getHard()).containsEntry("pods", new Quantity("50")).containsEntry("requests.cpu", new Quantity("4"));
+    LimitRange limits = QuotaModel.limitRange(ctx);
+    assertThat(limits.getSpec().getLimits().get(0).getDefaultRequest()).containsEntry("memory", new Quantity("128Mi"));
+  }
+
+  @Test
+  void noRoleMayChangeTheGuardrails() {
+    List<Role> roles = RbacModel.roles(context(tenant(), OperatorConfig.defaults()));
+    assertThat(roles).allSatisfy(role -> assertThat(role.getRules()).noneSatisfy(rule -> {
+      assertThat(rule.getResources()).containsAnyOf("resourcequotas", "limitranges", "networkpolicies", "roles", "rolebindings");
+      assertThat(rule.getVerbs()).containsAnyOf("create", "update", "patch", "delete");
+    }));
+    Role viewer = roles.get(2);
+    assertThat(viewer.getRules()).allSatisfy(rule -> assertThat(rule.getVerbs()).containsExactly("get", "list", "watch"));
+  }
+
+  @Test
+  void everyDatabaseNeedsAPassword() {
+    assertThatThrownBy(() -> DesiredState.of(context(tenant(), OperatorConfig.defaults()), Map.of("main", "x"), Workloads.RUNNING))
+        .hasMessage("no password for database cache");
+  }
+}

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Controller benchmark: converged-sync CPU time, API requests during a full resync and heap per
+# tenant, at N tenants (default 1000) on a real kube-apiserver. Prints its figures; see docs/benchmarks.md.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+bash tools/build-test-binaries.sh >&2
+mvn -q -B -pl controller -am test-compile dependency:build-classpath \
+  -Dmdep.outputFile=target/bench.classpath -Dmdep.includeScope=test >&2
+exec java -Xmx2g -Dtenantry.tools="$PWD/tools" \
+  -cp "controller/target/test-classes:controller/target/classes:$(cat controller/target/bench.classpath)" \
+  io.tenantry.controller.bench.ControllerBenchmark "$@"
