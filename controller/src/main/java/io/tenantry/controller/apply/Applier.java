@@ -52,7 +52,7 @@ public final class Applier {
     }
     client.resource(desired).fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
     writes.increment();
-    LOG.info("applied {}", kv("kind", desired.getKind()), kv("namespace", desired.getMetadata().getNamespace()),
+    LOG.info("applied {} {} {} {}", kv("kind", desired.getKind()), kv("namespace", desired.getMetadata().getNamespace()),
         kv("name", desired.getMetadata().getName()), kv("created", cached == null));
     return true;
   }
@@ -61,7 +61,7 @@ public final class Applier {
   public void delete(HasMetadata cached) {
     client.resource(cached).withPropagationPolicy(DeletionPropagation.BACKGROUND).delete();
     deletes.increment();
-    LOG.info("deleted {}", kv("kind", cached.getKind()), kv("namespace", cached.getMetadata().getNamespace()),
+    LOG.info("deleted {} {} {}", kv("kind", cached.getKind()), kv("namespace", cached.getMetadata().getNamespace()),
         kv("name", cached.getMetadata().getName()));
   }
 }

@@ -25,10 +25,14 @@ public final class OwnedFields {
 
   /** True when {@code actual} holds every field of {@code desired} with an equal value. */
   public static boolean covered(JsonNode desired, JsonNode actual) {
-    return covered(desired, actual, false);
+    return covered(desired, actual, "", false);
   }
 
-  private static boolean covered(JsonNode desired, JsonNode actual, boolean quantities) {
+  /**
+   * @param field the name of the field holding {@code desired}
+   * @param quantity whether {@code desired} is a value of a resource list
+   */
+  private static boolean covered(JsonNode desired, JsonNode actual, String field, boolean quantity) {
     if (isEmpty(desired)) {
       return absent(actual) || isEmpty(actual) || desired.equals(actual);
     }
@@ -40,8 +44,8 @@ public final class OwnedFields {
         return false;
       }
       for (Iterator<Map.Entry<String, JsonNode>> fields = desired.fields(); fields.hasNext(); ) {
-        Map.Entry<String, JsonNode> field = fields.next();
-        if (!covered(field.getValue(), actual.get(field.getKey()), QUANTITY_MAPS.contains(field.getKey()))) {
+        Map.Entry<String, JsonNode> entry = fields.next();
+        if (!covered(entry.getValue(), actual.get(entry.getKey()), entry.getKey(), QUANTITY_MAPS.contains(field))) {
           return false;
         }
       }
@@ -52,7 +56,7 @@ public final class OwnedFields {
         return false;
       }
       for (int i = 0; i < desired.size(); i++) {
-        if (!covered(desired.get(i), actual.get(i), false)) {
+        if (!covered(desired.get(i), actual.get(i), field, false)) {
           return false;
         }
       }
@@ -61,7 +65,7 @@ public final class OwnedFields {
     if (desired.isNumber() && actual.isNumber()) {
       return desired.decimalValue().compareTo(actual.decimalValue()) == 0;
     }
-    if (quantities && desired.isValueNode() && actual.isValueNode()) {
+    if (quantity && desired.isValueNode() && actual.isValueNode()) {
       return sameQuantity(desired.asText(), actual.asText());
     }
     return desired.equals(actual);

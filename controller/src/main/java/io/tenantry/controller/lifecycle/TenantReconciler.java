@@ -65,7 +65,7 @@ public final class TenantReconciler {
       case Frozen, Archived, Purged -> null;
     };
     if (handler == null) {
-      LOG.warn("state not handled yet {}", kv("tenant", name), kv("state", tenant.getSpec().getState()));
+      LOG.warn("state not handled yet {} {}", kv("tenant", name), kv("state", tenant.getSpec().getState()));
       return;
     }
     report(tenant, handler.reconcile(ctx));
@@ -73,14 +73,19 @@ public final class TenantReconciler {
 
   /** Records a failed sync on the tenant (condition and event, once per distinct message); the caller retries with backoff. */
   public void failed(String name, Exception error) {
+    if (error instanceof KubernetesClientException k && k.getCode() == 409) {
+      // A write raced with another change (usually the tenant's own): the cache is behind, the retry will see it.
+      LOG.debug("conflict, retrying {}", kv("tenant", name));
+      return;
+    }
     Tenant tenant = cache.tenant(name);
     String message = describe(error);
-    LOG.warn("sync failed {}", kv("tenant", name), kv("error", message));
+    LOG.warn("sync failed {} {}", kv("tenant", name), kv("error", message));
     if (tenant != null) {
       try {
         report(tenant, StatusBuilder.failed(tenant, "SyncFailed", message, Clocks.now(clock)));
       } catch (RuntimeException e) {
-        LOG.warn("could not record the failure in the status {}", kv("tenant", name), kv("error", describe(e)));
+        LOG.warn("could not record the failure in the status {} {}", kv("tenant", name), kv("error", describe(e)));
       }
     }
   }
@@ -96,7 +101,7 @@ public final class TenantReconciler {
       boolean warning = status.getPhase() == TenantPhase.Degraded;
       events.record(tenant, warning ? EventRecorder.WARNING : EventRecorder.NORMAL, String.valueOf(status.getPhase()),
           "phase " + before + " -> " + status.getPhase() + ": " + readyMessage);
-      LOG.info("phase changed {}", kv("tenant", tenant.getMetadata().getName()), kv("from", before), kv("to", status.getPhase()));
+      LOG.info("phase changed {} {} {}", kv("tenant", tenant.getMetadata().getName()), kv("from", before), kv("to", status.getPhase()));
     }
   }
 

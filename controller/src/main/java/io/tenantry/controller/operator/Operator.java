@@ -3,7 +3,10 @@ package io.tenantry.controller.operator;
 import static net.logstash.logback.argument.StructuredArguments.kv;
 
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector;
@@ -19,6 +22,7 @@ import io.tenantry.controller.queue.BucketRateLimiter;
 import io.tenantry.controller.queue.ItemExponentialFailureRateLimiter;
 import io.tenantry.controller.queue.MaxOfRateLimiter;
 import io.tenantry.controller.queue.RateLimitingQueue;
+import io.tenantry.controller.queue.Ticker;
 import io.tenantry.controller.server.HttpEndpoints;
 import io.tenantry.controller.status.EventRecorder;
 import io.tenantry.controller.status.StatusWriter;
@@ -68,7 +72,7 @@ public final class Operator implements AutoCloseable {
     OperatorConfig.RateLimits limits = config.rateLimits;
     this.queue = new RateLimitingQueue<>("tenants", new MaxOfRateLimiter<>(
         new ItemExponentialFailureRateLimiter<>(Duration.ofMillis(limits.baseDelayMillis), Duration.ofSeconds(limits.maxDelaySeconds)),
-        new BucketRateLimiter<>(limits.qps, limits.burst)), registry);
+        new BucketRateLimiter<>(limits.qps, limits.burst, Ticker.system())), registry);
     this.cache = new InformerCache(client, config.resyncPeriod(), queue::add);
     Clock clock = Clock.systemUTC();
     this.reconciler = new TenantReconciler(cache, config, new Converger(new Applier(client, registry)),
@@ -79,7 +83,7 @@ public final class Operator implements AutoCloseable {
 
   public void start() {
     http.start();
-    LOG.info("operator starting {}", kv("identity", identity), kv("httpPort", http.port()),
+    LOG.info("operator starting {} {} {}", kv("identity", identity), kv("httpPort", http.port()),
         kv("leaderElection", config.leaderElection.enabled));
     if (!config.leaderElection.enabled) {
       lead();
@@ -93,7 +97,7 @@ public final class Operator implements AutoCloseable {
         .withLeaseDuration(Duration.ofSeconds(le.leaseDurationSeconds))
         .withRenewDeadline(Duration.ofSeconds(le.renewDeadlineSeconds))
         .withRetryPeriod(Duration.ofSeconds(le.retryPeriodSeconds))
-        .withReleaseOnCancel(true)
+        .withReleaseOnCancel(false) // released by releaseLease(), see there
         .withLeaderCallbacks(new LeaderCallbacks(
             // Started on its own thread: waiting for the caches must not hold up lease renewal.
             () -> new Thread(this::lead, "lead").start(),
@@ -109,7 +113,7 @@ public final class Operator implements AutoCloseable {
       cache.start(Duration.ofMinutes(2));
       workers.start(config.workers);
       leading.set(true);
-      LOG.info("caches synced, workers started {}", kv("workers", config.workers), kv("tenants", cache.tenantNames().size()));
+      LOG.info("caches synced, workers started {} {}", kv("workers", config.workers), kv("tenants", cache.tenantNames().size()));
     } catch (Exception e) {
       LOG.error("could not start the informers {}", kv("error", e.toString()));
       lostLeadership();
@@ -128,6 +132,25 @@ public final class Operator implements AutoCloseable {
     if (client.namespaces().withName(name).get() == null) {
       client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(name).endMetadata().build())
           .fieldManager(Applier.FIELD_MANAGER).serverSideApply();
+    }
+  }
+
+  /**
+   * Clears the lease's holder so that a standby takes over at once instead of waiting out the
+   * lease. (fabric8's own release patches the holder with null, which a merge patch ignores.)
+   * Guarded by resourceVersion: a lease some other instance holds by now is left alone.
+   */
+  private void releaseLease() {
+    var lease = client.leases().inNamespace(config.operatorNamespace).withName(config.leaderElection.leaseName);
+    try {
+      Lease current = lease.get();
+      if (current != null && identity.equals(current.getSpec().getHolderIdentity())) {
+        lease.patch(PatchContext.of(PatchType.JSON_MERGE), "{\"metadata\":{\"resourceVersion\":\""
+            + current.getMetadata().getResourceVersion() + "\"},\"spec\":{\"holderIdentity\":null}}");
+        LOG.info("released the lease {}", kv("lease", config.leaderElection.leaseName));
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("could not release the lease {}", kv("error", e.toString()));
     }
   }
 
@@ -180,6 +203,7 @@ public final class Operator implements AutoCloseable {
     cache.close();
     if (election != null) {
       election.cancel(true);
+      releaseLease();
     }
     http.close();
     LOG.info("operator stopped");

@@ -88,7 +88,7 @@ public final class Workers {
         failed.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
         onFailure.accept(key, e);
         queue.addRateLimited(key);
-        LOG.debug("requeued with backoff {}", kv("tenant", key), kv("requeues", queue.numRequeues(key)));
+        LOG.debug("requeued with backoff {} {}", kv("tenant", key), kv("requeues", queue.numRequeues(key)));
       } finally {
         queue.done(key);
         inProgress.decrementAndGet();

@@ -13,38 +13,38 @@ import java.util.List;
  */
 public final class MaxOfRateLimiter<T> implements RateLimiter<T> {
 
-    private final List<RateLimiter<T>> limiters;
+  private final List<RateLimiter<T>> limiters;
 
-    @SafeVarargs
-    public MaxOfRateLimiter(RateLimiter<T>... limiters) {
-        this.limiters = List.of(limiters);
-    }
+  @SafeVarargs
+  public MaxOfRateLimiter(RateLimiter<T>... limiters) {
+    this.limiters = List.of(limiters);
+  }
 
-    @Override
-    public Duration when(T item) {
-        Duration longest = Duration.ZERO;
-        for (RateLimiter<T> limiter : limiters) {
-            Duration delay = limiter.when(item);
-            if (delay.compareTo(longest) > 0) {
-                longest = delay;
-            }
-        }
-        return longest;
+  @Override
+  public Duration when(T item) {
+    Duration longest = Duration.ZERO;
+    for (RateLimiter<T> limiter : limiters) {
+      Duration delay = limiter.when(item);
+      if (delay.compareTo(longest) > 0) {
+        longest = delay;
+      }
     }
+    return longest;
+  }
 
-    @Override
-    public void forget(T item) {
-        for (RateLimiter<T> limiter : limiters) {
-            limiter.forget(item);
-        }
+  @Override
+  public void forget(T item) {
+    for (RateLimiter<T> limiter : limiters) {
+      limiter.forget(item);
     }
+  }
 
-    @Override
-    public int numRequeues(T item) {
-        int most = 0;
-        for (RateLimiter<T> limiter : limiters) {
-            most = Math.max(most, limiter.numRequeues(item));
-        }
-        return most;
+  @Override
+  public int numRequeues(T item) {
+    int most = 0;
+    for (RateLimiter<T> limiter : limiters) {
+      most = Math.max(most, limiter.numRequeues(item));
     }
+    return most;
+  }
 }

@@ -10,27 +10,27 @@ import java.time.Duration;
  */
 public interface RateLimiter<T> {
 
-    /** How long {@code item} should wait before its next retry; counts the retry. Never negative. */
-    Duration when(T item);
+  /** How long {@code item} should wait before its next retry; counts the retry. Never negative. */
+  Duration when(T item);
 
-    /** Stops tracking {@code item}, after success or giving up; its next {@link #when} starts over. */
-    void forget(T item);
+  /** Stops tracking {@code item}, after success or giving up; its next {@link #when} starts over. */
+  void forget(T item);
 
-    /** How many times {@link #when} was called for {@code item} since it was last forgotten. */
-    int numRequeues(T item);
+  /** How many times {@link #when} was called for {@code item} since it was last forgotten. */
+  int numRequeues(T item);
 
-    /**
-     * client-go's {@code DefaultControllerRateLimiter}: the larger of a per-item exponential backoff
-     * (5ms doubling up to 1000s) and an overall token bucket (10 qps, burst 100), on the system ticker.
-     */
-    static <T> RateLimiter<T> defaultControllerRateLimiter() {
-        return defaultControllerRateLimiter(Ticker.system());
-    }
+  /**
+   * client-go's {@code DefaultControllerRateLimiter}: the larger of a per-item exponential backoff
+   * (5ms doubling up to 1000s) and an overall token bucket (10 qps, burst 100), on the system ticker.
+   */
+  static <T> RateLimiter<T> defaultControllerRateLimiter() {
+    return defaultControllerRateLimiter(Ticker.system());
+  }
 
-    /** {@link #defaultControllerRateLimiter()} with the token bucket on {@code ticker}. */
-    static <T> RateLimiter<T> defaultControllerRateLimiter(Ticker ticker) {
-        return new MaxOfRateLimiter<>(
-                new ItemExponentialFailureRateLimiter<>(Duration.ofMillis(5), Duration.ofSeconds(1000)),
-                new BucketRateLimiter<>(10, 100, ticker));
-    }
+  /** {@link #defaultControllerRateLimiter()} with the token bucket on {@code ticker}. */
+  static <T> RateLimiter<T> defaultControllerRateLimiter(Ticker ticker) {
+    return new MaxOfRateLimiter<>(
+        new ItemExponentialFailureRateLimiter<>(Duration.ofMillis(5), Duration.ofSeconds(1000)),
+        new BucketRateLimiter<>(10, 100, ticker));
+  }
 }

@@ -21,55 +21,55 @@ import java.util.Objects;
  */
 public final class RateLimitingQueue<T> extends DelayingQueue<T> {
 
-    private final RateLimiter<T> rateLimiter;
-    private final Counter retries;
+  private final RateLimiter<T> rateLimiter;
+  private final Counter retries;
 
-    /** A queue on the system ticker. */
-    public RateLimitingQueue(String name, RateLimiter<T> rateLimiter, MeterRegistry registry) {
-        this(name, rateLimiter, registry, Ticker.system());
-    }
+  /** A queue on the system ticker. */
+  public RateLimitingQueue(String name, RateLimiter<T> rateLimiter, MeterRegistry registry) {
+    this(name, rateLimiter, registry, Ticker.system());
+  }
 
-    /**
-     * @param name        the queue's name: metric label and thread name
-     * @param rateLimiter decides the delay of {@link #addRateLimited}, e.g.
-     *                    {@link RateLimiter#defaultControllerRateLimiter()}
-     * @param registry    where to register the metrics; {@code null} for none
-     * @param ticker      the time source for delays and metrics
-     */
-    public RateLimitingQueue(String name, RateLimiter<T> rateLimiter, MeterRegistry registry, Ticker ticker) {
-        this(name, rateLimiter, registry, ticker, MAX_WAIT);
-    }
+  /**
+   * @param name        the queue's name: metric label and thread name
+   * @param rateLimiter decides the delay of {@link #addRateLimited}, e.g.
+   *                    {@link RateLimiter#defaultControllerRateLimiter()}
+   * @param registry    where to register the metrics; {@code null} for none
+   * @param ticker      the time source for delays and metrics
+   */
+  public RateLimitingQueue(String name, RateLimiter<T> rateLimiter, MeterRegistry registry, Ticker ticker) {
+    this(name, rateLimiter, registry, ticker, MAX_WAIT);
+  }
 
-    RateLimitingQueue(String name, RateLimiter<T> rateLimiter, MeterRegistry registry, Ticker ticker,
-            Duration maxWait) {
-        super(name, registry, ticker, maxWait);
-        this.rateLimiter = Objects.requireNonNull(rateLimiter, "rateLimiter");
-        this.retries = registry == null ? null
-                : Counter.builder("workqueue.retries").description("Total number of retries handled by workqueue")
-                        .tag("name", name).register(registry);
-    }
+  RateLimitingQueue(String name, RateLimiter<T> rateLimiter, MeterRegistry registry, Ticker ticker,
+      Duration maxWait) {
+    super(name, registry, ticker, maxWait);
+    this.rateLimiter = Objects.requireNonNull(rateLimiter, "rateLimiter");
+    this.retries = registry == null ? null
+        : Counter.builder("workqueue.retries").description("Total number of retries handled by workqueue")
+            .tag("name", name).register(registry);
+  }
 
-    /** Adds {@code item} after the delay the rate limiter gives it now. Ignored after shutdown. */
-    public void addRateLimited(T item) {
-        if (isShuttingDown()) {
-            return; // and not counted, neither as a retry nor by the rate limiter
-        }
-        if (retries != null) {
-            retries.increment();
-        }
-        addAfter(item, rateLimiter.when(item));
+  /** Adds {@code item} after the delay the rate limiter gives it now. Ignored after shutdown. */
+  public void addRateLimited(T item) {
+    if (isShuttingDown()) {
+      return; // and not counted, neither as a retry nor by the rate limiter
     }
+    if (retries != null) {
+      retries.increment();
+    }
+    addAfter(item, rateLimiter.when(item));
+  }
 
-    /**
-     * Stops the rate limiter tracking {@code item}, after success or giving up. Call {@link #done}
-     * as well: this only resets the backoff.
-     */
-    public void forget(T item) {
-        rateLimiter.forget(item);
-    }
+  /**
+   * Stops the rate limiter tracking {@code item}, after success or giving up. Call {@link #done}
+   * as well: this only resets the backoff.
+   */
+  public void forget(T item) {
+    rateLimiter.forget(item);
+  }
 
-    /** How many times {@code item} was rate-limited since it was last forgotten. */
-    public int numRequeues(T item) {
-        return rateLimiter.numRequeues(item);
-    }
+  /** How many times {@code item} was rate-limited since it was last forgotten. */
+  public int numRequeues(T item) {
+    return rateLimiter.numRequeues(item);
+  }
 }

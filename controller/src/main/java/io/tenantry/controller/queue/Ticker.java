@@ -7,11 +7,11 @@ package io.tenantry.controller.queue;
 @FunctionalInterface
 public interface Ticker {
 
-    /** The current reading, in nanoseconds from an arbitrary origin. */
-    long nanoTime();
+  /** The current reading, in nanoseconds from an arbitrary origin. */
+  long nanoTime();
 
-    /** The ticker backed by {@link System#nanoTime()}. */
-    static Ticker system() {
-        return System::nanoTime;
-    }
+  /** The ticker backed by {@link System#nanoTime()}. */
+  static Ticker system() {
+    return System::nanoTime;
+  }
 }

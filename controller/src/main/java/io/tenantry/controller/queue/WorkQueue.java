@@ -39,169 +39,169 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public class WorkQueue<T> {
 
-    private final ReentrantLock lock = new ReentrantLock();
-    /** Getters wait here for an item or for shutdown. */
-    private final Condition itemQueued = lock.newCondition();
-    /**
-     * {@link #shutDownWithDrain} waits here. A condition of its own so that {@code done}
-     * can wake every drainer without waking getters, and an add cannot wake a drainer instead of a getter.
-     */
-    private final Condition processingIdle = lock.newCondition();
+  private final ReentrantLock lock = new ReentrantLock();
+  /** Getters wait here for an item or for shutdown. */
+  private final Condition itemQueued = lock.newCondition();
+  /**
+   * {@link #shutDownWithDrain} waits here. A condition of its own so that {@code done}
+   * can wake every drainer without waking getters, and an add cannot wake a drainer instead of a getter.
+   */
+  private final Condition processingIdle = lock.newCondition();
 
-    /** The order of work. Every queued item is in {@code dirty} and not in {@code processing}. */
-    private final ArrayDeque<T> queue = new ArrayDeque<>();
-    /** Items that need processing: queued ones, and processing ones that were added again. */
-    private final Set<T> dirty = new HashSet<>();
-    /** Items handed out by {@code get} and not yet {@code done}. */
-    private final Set<T> processing = new HashSet<>();
+  /** The order of work. Every queued item is in {@code dirty} and not in {@code processing}. */
+  private final ArrayDeque<T> queue = new ArrayDeque<>();
+  /** Items that need processing: queued ones, and processing ones that were added again. */
+  private final Set<T> dirty = new HashSet<>();
+  /** Items handed out by {@code get} and not yet {@code done}. */
+  private final Set<T> processing = new HashSet<>();
 
-    private boolean shuttingDown;
-    private boolean drain;
+  private boolean shuttingDown;
+  private boolean drain;
 
-    final QueueMetrics<T> metrics;
+  final QueueMetrics<T> metrics;
 
-    /** An unnamed queue without metrics, on the system ticker. */
-    public WorkQueue() {
-        this("", null, Ticker.system());
+  /** An unnamed queue without metrics, on the system ticker. */
+  public WorkQueue() {
+    this("", null, Ticker.system());
+  }
+
+  /**
+   * @param name     the queue's name, the {@code name} label of its metrics
+   * @param registry where to register the {@code workqueue_*} metrics; {@code null} for none
+   * @param ticker   the time source for the duration metrics
+   */
+  public WorkQueue(String name, MeterRegistry registry, Ticker ticker) {
+    this.metrics = new QueueMetrics<>(Objects.requireNonNull(name, "name"), registry,
+        Objects.requireNonNull(ticker, "ticker"), lock);
+  }
+
+  /** Marks {@code item} as needing processing. Ignored after shutdown or if already waiting. */
+  public final void add(T item) {
+    Objects.requireNonNull(item, "item");
+    lock.lock();
+    try {
+      if (shuttingDown || !dirty.add(item)) {
+        return;
+      }
+      metrics.added(item);
+      if (processing.contains(item)) {
+        return; // done() queues it, so that no two workers ever hold it at once
+      }
+      queue.addLast(item);
+      itemQueued.signal();
+    } finally {
+      lock.unlock();
     }
+  }
 
-    /**
-     * @param name     the queue's name, the {@code name} label of its metrics
-     * @param registry where to register the {@code workqueue_*} metrics; {@code null} for none
-     * @param ticker   the time source for the duration metrics
-     */
-    public WorkQueue(String name, MeterRegistry registry, Ticker ticker) {
-        this.metrics = new QueueMetrics<>(Objects.requireNonNull(name, "name"), registry,
-                Objects.requireNonNull(ticker, "ticker"), lock);
+  /**
+   * Blocks until an item can be processed and hands it out; the caller must call {@link #done}
+   * with it when finished.
+   *
+   * @return the next item, or {@code null} once the queue is shut down and empty, which tells
+   *     the worker to stop
+   * @throws InterruptedException if the calling thread is interrupted while waiting
+   */
+  public final T get() throws InterruptedException {
+    lock.lockInterruptibly();
+    try {
+      while (queue.isEmpty() && !shuttingDown) {
+        itemQueued.await();
+      }
+      if (queue.isEmpty()) {
+        return null; // shut down and nothing left
+      }
+      T item = queue.removeFirst();
+      metrics.got(item);
+      processing.add(item);
+      dirty.remove(item);
+      return item;
+    } finally {
+      lock.unlock();
     }
+  }
 
-    /** Marks {@code item} as needing processing. Ignored after shutdown or if already waiting. */
-    public final void add(T item) {
-        Objects.requireNonNull(item, "item");
-        lock.lock();
-        try {
-            if (shuttingDown || !dirty.add(item)) {
-                return;
-            }
-            metrics.added(item);
-            if (processing.contains(item)) {
-                return; // done() queues it, so that no two workers ever hold it at once
-            }
-            queue.addLast(item);
-            itemQueued.signal();
-        } finally {
-            lock.unlock();
-        }
+  /**
+   * Marks {@code item} as processed. If it was added again while being processed, it is queued
+   * again now, once. Calling it for an item that is not being processed does nothing (client-go
+   * would queue a dirty item a second time, letting two workers hold it).
+   */
+  public final void done(T item) {
+    Objects.requireNonNull(item, "item");
+    lock.lock();
+    try {
+      if (!processing.remove(item)) {
+        return;
+      }
+      metrics.done(item);
+      if (dirty.contains(item)) {
+        queue.addLast(item); // also after shutdown, as in client-go: it was added before
+        itemQueued.signal();
+      }
+      if (processing.isEmpty()) {
+        processingIdle.signalAll();
+      }
+    } finally {
+      lock.unlock();
     }
+  }
 
-    /**
-     * Blocks until an item can be processed and hands it out; the caller must call {@link #done}
-     * with it when finished.
-     *
-     * @return the next item, or {@code null} once the queue is shut down and empty, which tells
-     *     the worker to stop
-     * @throws InterruptedException if the calling thread is interrupted while waiting
-     */
-    public final T get() throws InterruptedException {
-        lock.lockInterruptibly();
-        try {
-            while (queue.isEmpty() && !shuttingDown) {
-                itemQueued.await();
-            }
-            if (queue.isEmpty()) {
-                return null; // shut down and nothing left
-            }
-            T item = queue.removeFirst();
-            metrics.got(item);
-            processing.add(item);
-            dirty.remove(item);
-            return item;
-        } finally {
-            lock.unlock();
-        }
+  /** The number of queued items, not counting those being processed. For information only. */
+  public final int len() {
+    lock.lock();
+    try {
+      return queue.size();
+    } finally {
+      lock.unlock();
     }
+  }
 
-    /**
-     * Marks {@code item} as processed. If it was added again while being processed, it is queued
-     * again now, once. Calling it for an item that is not being processed does nothing (client-go
-     * would queue a dirty item a second time, letting two workers hold it).
-     */
-    public final void done(T item) {
-        Objects.requireNonNull(item, "item");
-        lock.lock();
-        try {
-            if (!processing.remove(item)) {
-                return;
-            }
-            metrics.done(item);
-            if (dirty.contains(item)) {
-                queue.addLast(item); // also after shutdown, as in client-go: it was added before
-                itemQueued.signal();
-            }
-            if (processing.isEmpty()) {
-                processingIdle.signalAll();
-            }
-        } finally {
-            lock.unlock();
-        }
+  /**
+   * Ignores all later adds and wakes every waiting {@link #get}. Queued items are still handed out;
+   * {@code get} returns {@code null} once none are left. Also ends a pending
+   * {@link #shutDownWithDrain} without waiting further. May be called more than once.
+   */
+  public void shutDown() {
+    lock.lock();
+    try {
+      drain = false;
+      shuttingDown = true;
+      itemQueued.signalAll();
+      processingIdle.signalAll();
+    } finally {
+      lock.unlock();
     }
+  }
 
-    /** The number of queued items, not counting those being processed. For information only. */
-    public final int len() {
-        lock.lock();
-        try {
-            return queue.size();
-        } finally {
-            lock.unlock();
-        }
+  /**
+   * Shuts down like {@link #shutDown}, then waits until every item handed out has been
+   * {@link #done done}, as client-go's {@code ShutDownWithDrain}. Workers must keep calling
+   * {@code done}, or this blocks until {@link #shutDown} is called. Like client-go, it returns as
+   * soon as nothing is being processed, even if queued items are still to be handed out.
+   *
+   * @throws InterruptedException if the calling thread is interrupted while waiting
+   */
+  public void shutDownWithDrain() throws InterruptedException {
+    lock.lockInterruptibly();
+    try {
+      drain = true;
+      shuttingDown = true;
+      itemQueued.signalAll();
+      while (!processing.isEmpty() && drain) {
+        processingIdle.await();
+      }
+    } finally {
+      lock.unlock();
     }
+  }
 
-    /**
-     * Ignores all later adds and wakes every waiting {@link #get}. Queued items are still handed out;
-     * {@code get} returns {@code null} once none are left. Also ends a pending
-     * {@link #shutDownWithDrain} without waiting further. May be called more than once.
-     */
-    public void shutDown() {
-        lock.lock();
-        try {
-            drain = false;
-            shuttingDown = true;
-            itemQueued.signalAll();
-            processingIdle.signalAll();
-        } finally {
-            lock.unlock();
-        }
+  /** Whether {@link #shutDown} or {@link #shutDownWithDrain} has been called. */
+  public final boolean isShuttingDown() {
+    lock.lock();
+    try {
+      return shuttingDown;
+    } finally {
+      lock.unlock();
     }
-
-    /**
-     * Shuts down like {@link #shutDown}, then waits until every item handed out has been
-     * {@link #done done}, as client-go's {@code ShutDownWithDrain}. Workers must keep calling
-     * {@code done}, or this blocks until {@link #shutDown} is called. Like client-go, it returns as
-     * soon as nothing is being processed, even if queued items are still to be handed out.
-     *
-     * @throws InterruptedException if the calling thread is interrupted while waiting
-     */
-    public void shutDownWithDrain() throws InterruptedException {
-        lock.lockInterruptibly();
-        try {
-            drain = true;
-            shuttingDown = true;
-            itemQueued.signalAll();
-            while (!processing.isEmpty() && drain) {
-                processingIdle.await();
-            }
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Whether {@link #shutDown} or {@link #shutDownWithDrain} has been called. */
-    public final boolean isShuttingDown() {
-        lock.lock();
-        try {
-            return shuttingDown;
-        } finally {
-            lock.unlock();
-        }
-    }
+  }
 }

@@ -52,7 +52,7 @@ public final class EventRecorder {
     try {
       client.v1().events().inNamespace("default").resource(event).create();
     } catch (RuntimeException e) {
-      LOG.warn("could not record event {}", kv("tenant", tenant.getMetadata().getName()), kv("reason", reason),
+      LOG.warn("could not record event {} {} {}", kv("tenant", tenant.getMetadata().getName()), kv("reason", reason),
           kv("error", e.getMessage()));
     }
   }

@@ -1,6 +1,7 @@
 package io.tenantry.controller.operator;
 
 import static io.tenantry.controller.operator.OperatorHarness.awaitPhase;
+import static io.tenantry.controller.operator.OperatorHarness.setAppVersion;
 import static io.tenantry.controller.operator.OperatorHarness.tenant;
 import static io.tenantry.controller.operator.OperatorHarness.uniqueName;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -16,6 +17,8 @@ import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.tenantry.api.v1alpha1.AppStatus;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantPhase;
@@ -153,16 +156,10 @@ class ActiveTenantIT {
     client.resources(Tenant.class).resource(tenant(name, 1, false)).create();
     awaitPhase(client, name, TenantPhase.Ready, CONVERGE);
     String ns = "tenant-" + name;
-    client.apps().deployments().inNamespace(ns).withName("app-web")
-        .edit(d -> {
-          d.getMetadata().getAnnotations().put("example.com/owner", "someone-else");
-          return d;
-        });
+    client.apps().deployments().inNamespace(ns).withName("app-web").patch(PatchContext.of(PatchType.JSON_MERGE),
+        "{\"metadata\":{\"annotations\":{\"example.com/owner\":\"someone-else\"}}}");
     // A spec change makes the operator write the Deployment again; the other annotation survives it.
-    client.resources(Tenant.class).withName(name).edit(t -> {
-      t.getSpec().getApps().get(0).setVersion("1.0.1");
-      return t;
-    });
+    setAppVersion(client, name, "1.0.1");
     await().atMost(CONVERGE).until(() -> client.apps().deployments().inNamespace(ns).withName("app-web").get()
         .getSpec().getTemplate().getSpec().getContainers().get(0).getImage().endsWith(":1.0.1"));
     assertThat(client.apps().deployments().inNamespace(ns).withName("app-web").get().getMetadata().getAnnotations())
@@ -176,10 +173,7 @@ class ActiveTenantIT {
     awaitPhase(client, name, TenantPhase.Ready, CONVERGE);
     String ns = "tenant-" + name;
 
-    client.resources(Tenant.class).withName(name).edit(t -> {
-      t.getSpec().getApps().get(0).setVersion("2.0.0");
-      return t;
-    });
+    setAppVersion(client, name, "2.0.0");
     Tenant ready = await().atMost(CONVERGE).pollInterval(Duration.ofMillis(100)).until(
         () -> client.resources(Tenant.class).withName(name).get(),
         t -> {
@@ -208,10 +202,7 @@ class ActiveTenantIT {
     client.resources(Tenant.class).resource(tenant).create();
     awaitPhase(client, name, TenantPhase.Ready, CONVERGE);
 
-    client.resources(Tenant.class).withName(name).edit(t -> {
-      t.getSpec().getApps().get(0).setVersion("2.0.0");
-      return t;
-    });
+    setAppVersion(client, name, "2.0.0");
     Tenant progressing = awaitPhase(client, name, TenantPhase.Progressing, CONVERGE);
     assertThat(progressing.getStatus().getApps().get(0).getVersion()).isEqualTo("1.0.0");
     assertThat(progressing.getStatus().getVersions()).isEqualTo("web=1.0.0");

@@ -4,6 +4,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.tenantry.api.v1alpha1.AppSpec;
 import io.tenantry.api.v1alpha1.DatabaseEngine;
 import io.tenantry.api.v1alpha1.DatabaseSpec;
@@ -65,6 +67,12 @@ final class OperatorHarness implements AutoCloseable {
     }
     tenant.setSpec(spec);
     return tenant;
+  }
+
+  /** Sets the first app's version as {@code kubectl patch --type=json} would: no read-modify-write, no conflict. */
+  static void setAppVersion(KubernetesClient client, String name, String version) {
+    client.resources(Tenant.class).withName(name).patch(PatchContext.of(PatchType.JSON),
+        "[{\"op\":\"replace\",\"path\":\"/spec/apps/0/version\",\"value\":\"" + version + "\"}]");
   }
 
   static Tenant awaitPhase(KubernetesClient client, String name, TenantPhase phase, Duration timeout) {

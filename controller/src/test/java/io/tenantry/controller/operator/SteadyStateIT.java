@@ -11,6 +11,11 @@ import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.testsupport.TestCluster;
 import io.tenantry.testsupport.WithCluster;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandlers;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -67,5 +72,26 @@ class SteadyStateIT {
     assertThat(harness.requests.count() - before)
         .as("requests during a full requeue of %d converged tenants; recent: %s", TENANTS, harness.requests.recent())
         .isZero();
+  }
+
+  @Test
+  void healthReadinessAndQueueMetricsAreServed() throws Exception {
+    HttpClient http = HttpClient.newHttpClient();
+    String base = "http://localhost:" + harness.operator.httpPort();
+    assertThat(http.send(HttpRequest.newBuilder(URI.create(base + "/healthz")).build(), BodyHandlers.ofString()).statusCode())
+        .isEqualTo(200);
+    assertThat(http.send(HttpRequest.newBuilder(URI.create(base + "/readyz")).build(), BodyHandlers.ofString()).statusCode())
+        .isEqualTo(200);
+    HttpResponse<String> metrics = http.send(HttpRequest.newBuilder(URI.create(base + "/metrics")).build(), BodyHandlers.ofString());
+    assertThat(metrics.statusCode()).isEqualTo(200);
+    assertThat(metrics.body()).contains(
+        "workqueue_depth{name=\"tenants\"}",
+        "workqueue_adds_total{name=\"tenants\"}",
+        "workqueue_queue_duration_seconds_count{name=\"tenants\"}",
+        "workqueue_work_duration_seconds_count{name=\"tenants\"}",
+        "workqueue_unfinished_work_seconds{name=\"tenants\"}",
+        "workqueue_longest_running_processor_seconds{name=\"tenants\"}",
+        "workqueue_retries_total{name=\"tenants\"}",
+        "tenantry_sync_seconds_count{result=\"success\"}");
   }
 }

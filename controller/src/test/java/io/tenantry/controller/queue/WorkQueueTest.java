@@ -12,155 +12,155 @@ import org.junit.jupiter.api.Test;
 
 class WorkQueueTest {
 
-    /** How long a blocked call is watched to check that it stays blocked. */
-    private static final Duration STAYS_BLOCKED = Duration.ofMillis(100);
+  /** How long a blocked call is watched to check that it stays blocked. */
+  private static final Duration STAYS_BLOCKED = Duration.ofMillis(100);
 
-    private final WorkQueue<String> queue = new WorkQueue<>();
-    private final ExecutorService threads = Executors.newCachedThreadPool();
+  private final WorkQueue<String> queue = new WorkQueue<>();
+  private final ExecutorService threads = Executors.newCachedThreadPool();
 
-    @AfterEach
-    void stop() {
-        queue.shutDown();
-        threads.shutdownNow();
+  @AfterEach
+  void stop() {
+    queue.shutDown();
+    threads.shutdownNow();
+  }
+
+  @Test
+  void handsOutItemsInTheOrderTheyWereAdded() throws Exception {
+    queue.add("a");
+    queue.add("b");
+    queue.add("c");
+
+    assertThat(queue.get()).isEqualTo("a");
+    assertThat(queue.get()).isEqualTo("b");
+    assertThat(queue.get()).isEqualTo("c");
+  }
+
+  @Test
+  void repeatedAddsWhileQueuedCollapseIntoOne() throws Exception {
+    queue.add("a");
+    queue.add("b");
+    queue.add("a");
+    queue.add("a");
+
+    assertThat(queue.len()).isEqualTo(2);
+    assertThat(queue.get()).isEqualTo("a");
+    assertThat(queue.get()).isEqualTo("b");
+    assertThat(queue.len()).isZero();
+  }
+
+  @Test
+  void itemAddedWhileProcessingIsHandedOutAgainOnlyAfterDoneAndOnce() throws Exception {
+    queue.add("a");
+    assertThat(queue.get()).isEqualTo("a");
+
+    queue.add("a");
+    queue.add("a");
+    assertThat(queue.len()).as("not queued while a worker holds it").isZero();
+    CompletableFuture<String> secondWorker = getAsync();
+    assertStaysBlocked(secondWorker);
+
+    queue.done("a");
+
+    assertThat(secondWorker.get(5, TimeUnit.SECONDS)).isEqualTo("a");
+    assertThat(queue.len()).as("queued once for all the adds").isZero();
+    queue.done("a");
+    assertThat(queue.len()).as("nothing left after the re-run").isZero();
+  }
+
+  @Test
+  void doneWithoutNewAddDoesNotRequeue() throws Exception {
+    queue.add("a");
+    queue.get();
+    queue.done("a");
+    queue.done("a"); // not processing any more: ignored
+
+    assertThat(queue.len()).isZero();
+  }
+
+  @Test
+  void shutDownUnblocksGettersAndIgnoresNewAdds() throws Exception {
+    CompletableFuture<String> first = getAsync();
+    CompletableFuture<String> second = getAsync();
+    assertStaysBlocked(first);
+
+    queue.shutDown();
+
+    assertThat(first.get(5, TimeUnit.SECONDS)).isNull();
+    assertThat(second.get(5, TimeUnit.SECONDS)).isNull();
+    assertThat(queue.isShuttingDown()).isTrue();
+    queue.add("a");
+    assertThat(queue.len()).isZero();
+    assertThat(queue.get()).isNull();
+  }
+
+  @Test
+  void shutDownStillHandsOutQueuedItemsLikeClientGo() throws Exception {
+    queue.add("a");
+    queue.add("b");
+
+    queue.shutDown();
+
+    assertThat(queue.get()).isEqualTo("a");
+    assertThat(queue.get()).isEqualTo("b");
+    assertThat(queue.get()).isNull();
+  }
+
+  @Test
+  void shutDownWithDrainWaitsForItemsBeingProcessed() throws Exception {
+    queue.add("a");
+    queue.add("b");
+    queue.get();
+    queue.get();
+
+    CompletableFuture<Void> drain = CompletableFuture.runAsync(() -> run(queue::shutDownWithDrain), threads);
+    assertStaysBlocked(drain);
+    assertThat(queue.isShuttingDown()).isTrue();
+    queue.add("c");
+    assertThat(queue.len()).as("adds ignored while draining").isZero();
+
+    queue.done("a");
+    assertStaysBlocked(drain);
+    queue.done("b");
+
+    drain.get(5, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void shutDownEndsAPendingDrain() throws Exception {
+    queue.add("a");
+    queue.get();
+    CompletableFuture<Void> drain = CompletableFuture.runAsync(() -> run(queue::shutDownWithDrain), threads);
+    assertStaysBlocked(drain);
+
+    queue.shutDown();
+
+    drain.get(5, TimeUnit.SECONDS);
+  }
+
+  private CompletableFuture<String> getAsync() {
+    return CompletableFuture.supplyAsync(() -> {
+      try {
+        return queue.get();
+      } catch (InterruptedException e) {
+        throw new IllegalStateException(e);
+      }
+    }, threads);
+  }
+
+  private static void assertStaysBlocked(CompletableFuture<?> call) throws InterruptedException {
+    Thread.sleep(STAYS_BLOCKED.toMillis());
+    assertThat(call).as("still blocked").isNotDone();
+  }
+
+  private interface Blocking {
+    void run() throws InterruptedException;
+  }
+
+  private static void run(Blocking blocking) {
+    try {
+      blocking.run();
+    } catch (InterruptedException e) {
+      throw new IllegalStateException(e);
     }
-
-    @Test
-    void handsOutItemsInTheOrderTheyWereAdded() throws Exception {
-        queue.add("a");
-        queue.add("b");
-        queue.add("c");
-
-        assertThat(queue.get()).isEqualTo("a");
-        assertThat(queue.get()).isEqualTo("b");
-        assertThat(queue.get()).isEqualTo("c");
-    }
-
-    @Test
-    void repeatedAddsWhileQueuedCollapseIntoOne() throws Exception {
-        queue.add("a");
-        queue.add("b");
-        queue.add("a");
-        queue.add("a");
-
-        assertThat(queue.len()).isEqualTo(2);
-        assertThat(queue.get()).isEqualTo("a");
-        assertThat(queue.get()).isEqualTo("b");
-        assertThat(queue.len()).isZero();
-    }
-
-    @Test
-    void itemAddedWhileProcessingIsHandedOutAgainOnlyAfterDoneAndOnce() throws Exception {
-        queue.add("a");
-        assertThat(queue.get()).isEqualTo("a");
-
-        queue.add("a");
-        queue.add("a");
-        assertThat(queue.len()).as("not queued while a worker holds it").isZero();
-        CompletableFuture<String> secondWorker = getAsync();
-        assertStaysBlocked(secondWorker);
-
-        queue.done("a");
-
-        assertThat(secondWorker.get(5, TimeUnit.SECONDS)).isEqualTo("a");
-        assertThat(queue.len()).as("queued once for all the adds").isZero();
-        queue.done("a");
-        assertThat(queue.len()).as("nothing left after the re-run").isZero();
-    }
-
-    @Test
-    void doneWithoutNewAddDoesNotRequeue() throws Exception {
-        queue.add("a");
-        queue.get();
-        queue.done("a");
-        queue.done("a"); // not processing any more: ignored
-
-        assertThat(queue.len()).isZero();
-    }
-
-    @Test
-    void shutDownUnblocksGettersAndIgnoresNewAdds() throws Exception {
-        CompletableFuture<String> first = getAsync();
-        CompletableFuture<String> second = getAsync();
-        assertStaysBlocked(first);
-
-        queue.shutDown();
-
-        assertThat(first.get(5, TimeUnit.SECONDS)).isNull();
-        assertThat(second.get(5, TimeUnit.SECONDS)).isNull();
-        assertThat(queue.isShuttingDown()).isTrue();
-        queue.add("a");
-        assertThat(queue.len()).isZero();
-        assertThat(queue.get()).isNull();
-    }
-
-    @Test
-    void shutDownStillHandsOutQueuedItemsLikeClientGo() throws Exception {
-        queue.add("a");
-        queue.add("b");
-
-        queue.shutDown();
-
-        assertThat(queue.get()).isEqualTo("a");
-        assertThat(queue.get()).isEqualTo("b");
-        assertThat(queue.get()).isNull();
-    }
-
-    @Test
-    void shutDownWithDrainWaitsForItemsBeingProcessed() throws Exception {
-        queue.add("a");
-        queue.add("b");
-        queue.get();
-        queue.get();
-
-        CompletableFuture<Void> drain = CompletableFuture.runAsync(() -> run(queue::shutDownWithDrain), threads);
-        assertStaysBlocked(drain);
-        assertThat(queue.isShuttingDown()).isTrue();
-        queue.add("c");
-        assertThat(queue.len()).as("adds ignored while draining").isZero();
-
-        queue.done("a");
-        assertStaysBlocked(drain);
-        queue.done("b");
-
-        drain.get(5, TimeUnit.SECONDS);
-    }
-
-    @Test
-    void shutDownEndsAPendingDrain() throws Exception {
-        queue.add("a");
-        queue.get();
-        CompletableFuture<Void> drain = CompletableFuture.runAsync(() -> run(queue::shutDownWithDrain), threads);
-        assertStaysBlocked(drain);
-
-        queue.shutDown();
-
-        drain.get(5, TimeUnit.SECONDS);
-    }
-
-    private CompletableFuture<String> getAsync() {
-        return CompletableFuture.supplyAsync(() -> {
-            try {
-                return queue.get();
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
-        }, threads);
-    }
-
-    private static void assertStaysBlocked(CompletableFuture<?> call) throws InterruptedException {
-        Thread.sleep(STAYS_BLOCKED.toMillis());
-        assertThat(call).as("still blocked").isNotDone();
-    }
-
-    private interface Blocking {
-        void run() throws InterruptedException;
-    }
-
-    private static void run(Blocking blocking) {
-        try {
-            blocking.run();
-        } catch (InterruptedException e) {
-            throw new IllegalStateException(e);
-        }
-    }
+  }
 }
