@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash tools/build-test-binaries.sh >&2
 mvn -q -B -pl controller -am test-compile dependency:build-classpath \
-  -Dmdep.outputFile=target/bench.classpath -Dmdep.includeScope=test >&2
+  -Dmdep.outputFile=target/bench.classpath >&2
 exec java -Xmx2g -Dtenantry.tools="$PWD/tools" \
   -cp "controller/target/test-classes:controller/target/classes:$(cat controller/target/bench.classpath)" \
   io.tenantry.controller.bench.ControllerBenchmark "$@"

@@ -59,6 +59,24 @@ public class StateTimestamps {
     this.purgedAt = purgedAt;
   }
 
+  /** A copy with the time {@code state} was entered set to {@code time}. */
+  public StateTimestamps entered(TenantState state, String time) {
+    StateTimestamps t = new StateTimestamps();
+    t.newAt = newAt;
+    t.activeAt = activeAt;
+    t.frozenAt = frozenAt;
+    t.archivedAt = archivedAt;
+    t.purgedAt = purgedAt;
+    switch (state) {
+      case New -> t.newAt = time;
+      case Active -> t.activeAt = time;
+      case Frozen -> t.frozenAt = time;
+      case Archived -> t.archivedAt = time;
+      case Purged -> t.purgedAt = time;
+    }
+    return t;
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof StateTimestamps t && Objects.equals(newAt, t.newAt) && Objects.equals(activeAt, t.activeAt)

@@ -17,6 +17,9 @@ public class TenantStatus {
   @JsonPropertyDescription("The metadata.generation this status describes.")
   private Long observedGeneration;
 
+  @JsonPropertyDescription("The lifecycle state (spec.state) the operator last acted on.")
+  private TenantState observedState;
+
   @JsonPropertyDescription("The namespace holding the tenant's workloads.")
   private String namespace;
 
@@ -52,6 +55,14 @@ public class TenantStatus {
 
   public void setObservedGeneration(Long observedGeneration) {
     this.observedGeneration = observedGeneration;
+  }
+
+  public TenantState getObservedState() {
+    return observedState;
+  }
+
+  public void setObservedState(TenantState observedState) {
+    this.observedState = observedState;
   }
 
   public String getNamespace() {
@@ -113,6 +124,7 @@ public class TenantStatus {
   @Override
   public boolean equals(Object o) {
     return o instanceof TenantStatus s && phase == s.phase && Objects.equals(observedGeneration, s.observedGeneration)
+        && observedState == s.observedState
         && Objects.equals(namespace, s.namespace) && Objects.equals(versions, s.versions)
         && Objects.equals(conditions, s.conditions) && Objects.equals(apps, s.apps)
         && Objects.equals(databases, s.databases) && Objects.equals(secretsVersion, s.secretsVersion)
@@ -121,7 +133,7 @@ public class TenantStatus {
 
   @Override
   public int hashCode() {
-    return Objects.hash(phase, observedGeneration, namespace, versions, conditions, apps, databases,
+    return Objects.hash(phase, observedGeneration, observedState, namespace, versions, conditions, apps, databases,
         secretsVersion, stateTimestamps);
   }
 }

@@ -45,16 +45,12 @@ public final class Applier {
     return OwnedFields.covered(want, have);
   }
 
-  /** Writes {@code desired} unless {@code cached} is up to date; returns whether it wrote. */
-  public boolean apply(HasMetadata desired, HasMetadata cached) {
-    if (upToDate(desired, cached)) {
-      return false;
-    }
+  /** Writes {@code desired} by server-side apply (creating it when it does not exist). */
+  public void write(HasMetadata desired, boolean create) {
     client.resource(desired).fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
     writes.increment();
     LOG.info("applied {} {} {} {}", kv("kind", desired.getKind()), kv("namespace", desired.getMetadata().getNamespace()),
-        kv("name", desired.getMetadata().getName()), kv("created", cached == null));
-    return true;
+        kv("name", desired.getMetadata().getName()), kv("created", create));
   }
 
   /** Deletes an owned object that is no longer desired; dependents go in the background. */

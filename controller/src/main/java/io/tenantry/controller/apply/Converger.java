@@ -2,16 +2,20 @@ package io.tenantry.controller.apply;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 
 /**
- * Makes a tenant's owned objects match the desired ones: writes what differs, deletes what is
- * owned but no longer desired. Secrets and the namespace are never deleted here (they hold
- * customer data; only purging a tenant removes them).
+ * Makes a tenant's owned objects match the desired ones in two steps: {@link #plan} compares with
+ * the cache (no API call), {@link #execute} writes what differs and deletes what is owned but no
+ * longer desired. Secrets and the namespace are never deleted here (they hold customer data;
+ * only purging a tenant removes them).
  */
 public final class Converger {
 
@@ -21,26 +25,37 @@ public final class Converger {
     this.applier = applier;
   }
 
-  /** Returns the number of writes and deletes it made. */
-  public int converge(List<HasMetadata> desired, List<HasMetadata> owned) {
+  public static ChangePlan plan(List<HasMetadata> desired, List<HasMetadata> owned) {
     Map<ObjectKey, HasMetadata> existing = new HashMap<>();
     owned.forEach(o -> existing.put(ObjectKey.of(o), o));
-    int changes = 0;
+    List<ChangePlan.Write> writes = new ArrayList<>();
     for (HasMetadata want : desired) {
       HasMetadata have = existing.remove(ObjectKey.of(want));
       keepImmutableFields(want, have);
-      if (applier.apply(want, have)) {
-        changes++;
+      if (!Applier.upToDate(want, have)) {
+        writes.add(new ChangePlan.Write(want, have));
       }
     }
-    for (HasMetadata leftover : existing.values()) {
-      if (leftover instanceof Secret || leftover instanceof Namespace || leftover.getMetadata().getDeletionTimestamp() != null) {
-        continue;
+    List<HasMetadata> deletes = existing.values().stream()
+        .filter(o -> !(o instanceof Secret) && !(o instanceof Namespace) && o.getMetadata().getDeletionTimestamp() == null)
+        .toList();
+    return new ChangePlan(writes, deletes);
+  }
+
+  /** Carries out the plan, except writes of objects {@code held} back; returns the number of calls made. */
+  public int execute(ChangePlan plan, Predicate<HasMetadata> held) {
+    int calls = 0;
+    for (ChangePlan.Write write : plan.writes()) {
+      if (!held.test(write.desired())) {
+        applier.write(write.desired(), write.cached() == null);
+        calls++;
       }
+    }
+    for (HasMetadata leftover : plan.deletes()) {
       applier.delete(leftover);
-      changes++;
+      calls++;
     }
-    return changes;
+    return calls;
   }
 
   /**
@@ -50,7 +65,7 @@ public final class Converger {
   static void keepImmutableFields(HasMetadata desired, HasMetadata cached) {
     if (desired instanceof StatefulSet want && cached instanceof StatefulSet have) {
       want.getSpec().setVolumeClaimTemplates(have.getSpec().getVolumeClaimTemplates().stream()
-          .map(t -> new io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder(t).withStatus(null).build())
+          .map(t -> new PersistentVolumeClaimBuilder(t).withStatus(null).build())
           .toList());
     }
   }

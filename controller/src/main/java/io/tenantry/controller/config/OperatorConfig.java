@@ -36,6 +36,8 @@ public class OperatorConfig {
   public int httpPort = 8080;
   @JsonPropertyDescription("Tenants that may have unfinished rollouts at once.")
   public int maxConcurrentRollouts = 10;
+  @JsonPropertyDescription("Seconds a tenant may take to roll out its workload changes before it is marked Degraded and its slot freed.")
+  public int rolloutDeadlineSeconds = 600;
   @JsonPropertyDescription("Leave app Deployments' replicas to another controller (an HPA) once created.")
   public boolean appReplicasManagedExternally = false;
   public RateLimits rateLimits = new RateLimits();
@@ -101,6 +103,9 @@ public class OperatorConfig {
     }
     if (maxConcurrentRollouts < 1) {
       errors.add("maxConcurrentRollouts: must be at least 1");
+    }
+    if (rolloutDeadlineSeconds < 1) {
+      errors.add("rolloutDeadlineSeconds: must be at least 1");
     }
     if (rateLimits.baseDelayMillis < 1 || rateLimits.maxDelaySeconds < 1 || rateLimits.qps <= 0 || rateLimits.burst < 1) {
       errors.add("rateLimits: baseDelayMillis, maxDelaySeconds, qps and burst must be positive");

@@ -1,11 +1,10 @@
 package io.tenantry.controller.lifecycle;
 
-import io.tenantry.api.v1alpha1.TenantStatus;
 import io.tenantry.controller.resources.TenantContext;
 
 /** Makes a tenant look like its lifecycle state asks, and says what it observed. One implementation per state. */
 interface StateHandler {
 
-  /** Converges the tenant's objects (reading the cache, writing only differences) and returns the status to report. */
-  TenantStatus reconcile(TenantContext ctx);
+  /** Converges the tenant's objects (reading the cache, writing only differences). */
+  Outcome reconcile(TenantContext ctx);
 }

@@ -2,20 +2,26 @@ package io.tenantry.controller.lifecycle;
 
 import static net.logstash.logback.argument.StructuredArguments.kv;
 
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantPhase;
+import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.api.v1alpha1.TenantStatus;
+import io.tenantry.controller.apply.Applier;
 import io.tenantry.controller.apply.Converger;
 import io.tenantry.controller.cache.InformerCache;
 import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.controller.config.Plan;
 import io.tenantry.controller.resources.TenantContext;
+import io.tenantry.controller.rollout.RolloutGate;
 import io.tenantry.controller.status.Clocks;
 import io.tenantry.controller.status.EventRecorder;
 import io.tenantry.controller.status.StatusBuilder;
 import io.tenantry.controller.status.StatusWriter;
 import java.time.Clock;
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,52 +29,92 @@ import org.slf4j.LoggerFactory;
 /**
  * One sync of one tenant: observe (the cache), validate (what admission cannot check, such as
  * the plan existing in the operator's configuration), reconcile (the handler of the tenant's
- * state), report (status only when it changed, an event when the phase changes).
+ * state), report (status only when it changed, an event when the state or phase changes).
+ *
+ * <p>Deletion: a Tenant can only be deleted once Purged (the shipped admission policy refuses the
+ * rest). If one disappears anyway (its CRD removed, the policy not installed), its namespace and
+ * data are left untouched and only the finalizer is released: deleting a Tenant object never
+ * cascades into customer data.
  */
 public final class TenantReconciler {
 
   private static final Logger LOG = LoggerFactory.getLogger(TenantReconciler.class);
   private static final int MAX_MESSAGE = 1024;
 
+  private final KubernetesClient client;
   private final InformerCache cache;
   private final OperatorConfig config;
   private final StatusWriter statusWriter;
   private final EventRecorder events;
   private final Clock clock;
-  private final StateHandler active;
+  private final Provisioning provisioning;
+  private final Map<TenantState, StateHandler> handlers = new EnumMap<>(TenantState.class);
 
-  public TenantReconciler(InformerCache cache, OperatorConfig config, Converger converger, StatusWriter statusWriter,
-      EventRecorder events, Clock clock) {
+  public TenantReconciler(KubernetesClient client, InformerCache cache, OperatorConfig config, Applier applier,
+      RolloutGate gate, TenantCleanup cleanup, EventRecorder events, Clock clock) {
+    this.client = client;
     this.cache = cache;
     this.config = config;
-    this.statusWriter = statusWriter;
+    this.statusWriter = new StatusWriter(client);
     this.events = events;
     this.clock = clock;
-    this.active = new ActiveState(cache, converger, clock);
+    this.provisioning = new Provisioning(cache, new Converger(applier), gate, clock);
+    StateHandler active = new ActiveState(provisioning);
+    handlers.put(TenantState.New, active);
+    handlers.put(TenantState.Active, active);
+    handlers.put(TenantState.Frozen, new FrozenState(provisioning));
+    handlers.put(TenantState.Archived, new ArchivedState(provisioning));
+    handlers.put(TenantState.Purged, new PurgedState(cache, applier, cleanup, clock));
   }
 
   /** Syncs the named tenant; throws when it must be retried with backoff. */
-  public void sync(String name) {
+  public SyncResult sync(String name) {
     Tenant tenant = cache.tenant(name);
     if (tenant == null) {
-      return; // Deleted: nothing of it remains to converge.
+      provisioning.forget(name);
+      return SyncResult.done(); // Deleted: nothing of it remains to converge.
+    }
+    TenantState state = tenant.getSpec().getState();
+    if (tenant.getMetadata().getDeletionTimestamp() != null) {
+      return finalizeDeletion(tenant);
+    }
+    if (!Finalizer.has(tenant)) {
+      Finalizer.add(client, tenant);
     }
     Plan plan = config.plans.get(tenant.getSpec().getPlan());
-    if (plan == null) {
+    if (plan == null && state != TenantState.Purged) {
       report(tenant, StatusBuilder.failed(tenant, "UnknownPlan", "spec.plan: the operator has no plan named '"
           + tenant.getSpec().getPlan() + "'; known plans: " + String.join(", ", config.plans.keySet()), Clocks.now(clock)));
-      return; // Nothing to retry until the tenant or the configuration changes.
+      return SyncResult.done(); // Nothing to retry until the tenant or the configuration changes.
     }
-    TenantContext ctx = new TenantContext(tenant, config, plan);
-    StateHandler handler = switch (tenant.getSpec().getState()) {
-      case New, Active -> active;
-      case Frozen, Archived, Purged -> null;
-    };
-    if (handler == null) {
-      LOG.warn("state not handled yet {} {}", kv("tenant", name), kv("state", tenant.getSpec().getState()));
-      return;
+    if (state == TenantState.Purged) {
+      provisioning.forget(name);
     }
-    report(tenant, handler.reconcile(ctx));
+    Outcome outcome = handlers.get(state).reconcile(new TenantContext(tenant, config, plan));
+    report(tenant, outcome.status());
+    return outcome.next();
+  }
+
+  private SyncResult finalizeDeletion(Tenant tenant) {
+    String name = tenant.getMetadata().getName();
+    if (!Finalizer.has(tenant)) {
+      return SyncResult.done();
+    }
+    if (tenant.getSpec().getState() == TenantState.Purged) {
+      Outcome outcome = handlers.get(TenantState.Purged).reconcile(new TenantContext(tenant, config, null));
+      if (outcome.status().getPhase() != TenantPhase.Purged) {
+        report(tenant, outcome.status());
+        return outcome.next();
+      }
+    } else {
+      events.record(tenant, EventRecorder.WARNING, "DeletedWithoutPurge", "the Tenant was deleted while "
+          + tenant.getSpec().getState() + "; namespace " + config.namespacePrefix + name
+          + " and its data are kept. Recreate the Tenant to manage them again, or purge it.");
+      LOG.warn("tenant deleted without purge, data kept {} {}", kv("tenant", name), kv("state", tenant.getSpec().getState()));
+    }
+    provisioning.forget(name);
+    Finalizer.remove(client, tenant);
+    return SyncResult.done();
   }
 
   /** Records a failed sync on the tenant (condition and event, once per distinct message); the caller retries with backoff. */
@@ -81,7 +127,7 @@ public final class TenantReconciler {
     Tenant tenant = cache.tenant(name);
     String message = describe(error);
     LOG.warn("sync failed {} {}", kv("tenant", name), kv("error", message));
-    if (tenant != null) {
+    if (tenant != null && tenant.getMetadata().getDeletionTimestamp() == null) {
       try {
         report(tenant, StatusBuilder.failed(tenant, "SyncFailed", message, Clocks.now(clock)));
       } catch (RuntimeException e) {
@@ -90,18 +136,26 @@ public final class TenantReconciler {
     }
   }
 
-  private void report(Tenant tenant, TenantStatus status) {
+  private void report(Tenant tenant, TenantStatus computed) {
+    String now = Clocks.now(clock);
+    TenantStatus status = StatusBuilder.enteredState(tenant, computed, now);
     TenantStatus previous = tenant.getStatus();
     if (!statusWriter.write(tenant, status)) {
       return;
     }
-    TenantPhase before = previous == null ? null : previous.getPhase();
-    if (!Objects.equals(before, status.getPhase())) {
+    TenantState before = previous == null ? null : previous.getObservedState();
+    if (before != status.getObservedState()) {
+      events.record(tenant, EventRecorder.NORMAL, "StateChanged",
+          "state " + (before == null ? "(none)" : before) + " -> " + status.getObservedState());
+    }
+    TenantPhase phaseBefore = previous == null ? null : previous.getPhase();
+    if (!Objects.equals(phaseBefore, status.getPhase())) {
       String readyMessage = status.getConditions().isEmpty() ? "" : status.getConditions().get(0).getMessage();
       boolean warning = status.getPhase() == TenantPhase.Degraded;
       events.record(tenant, warning ? EventRecorder.WARNING : EventRecorder.NORMAL, String.valueOf(status.getPhase()),
-          "phase " + before + " -> " + status.getPhase() + ": " + readyMessage);
-      LOG.info("phase changed {} {} {}", kv("tenant", tenant.getMetadata().getName()), kv("from", before), kv("to", status.getPhase()));
+          "phase " + phaseBefore + " -> " + status.getPhase() + ": " + readyMessage);
+      LOG.info("phase changed {} {} {}", kv("tenant", tenant.getMetadata().getName()), kv("from", phaseBefore),
+          kv("to", status.getPhase()));
     }
   }
 

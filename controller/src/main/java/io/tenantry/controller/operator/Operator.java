@@ -14,10 +14,11 @@ import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLo
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.tenantry.controller.apply.Applier;
-import io.tenantry.controller.apply.Converger;
 import io.tenantry.controller.cache.InformerCache;
 import io.tenantry.controller.config.OperatorConfig;
+import io.tenantry.controller.lifecycle.TenantCleanup;
 import io.tenantry.controller.lifecycle.TenantReconciler;
+import io.tenantry.controller.rollout.RolloutGate;
 import io.tenantry.controller.queue.BucketRateLimiter;
 import io.tenantry.controller.queue.ItemExponentialFailureRateLimiter;
 import io.tenantry.controller.queue.MaxOfRateLimiter;
@@ -25,7 +26,6 @@ import io.tenantry.controller.queue.RateLimitingQueue;
 import io.tenantry.controller.queue.Ticker;
 import io.tenantry.controller.server.HttpEndpoints;
 import io.tenantry.controller.status.EventRecorder;
-import io.tenantry.controller.status.StatusWriter;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -64,6 +64,14 @@ public final class Operator implements AutoCloseable {
    */
   public Operator(KubernetesClient client, OperatorConfig config, String identity, Runnable onLostLeadership)
       throws IOException {
+    this(client, config, identity, onLostLeadership, TenantCleanup.NONE);
+  }
+
+  /**
+   * @param cleanup deletes a purged tenant's records outside the cluster
+   */
+  public Operator(KubernetesClient client, OperatorConfig config, String identity, Runnable onLostLeadership,
+      TenantCleanup cleanup) throws IOException {
     config.validate();
     this.client = client;
     this.config = config;
@@ -75,8 +83,10 @@ public final class Operator implements AutoCloseable {
         new BucketRateLimiter<>(limits.qps, limits.burst, Ticker.system())), registry);
     this.cache = new InformerCache(client, config.resyncPeriod(), queue::add);
     Clock clock = Clock.systemUTC();
-    this.reconciler = new TenantReconciler(cache, config, new Converger(new Applier(client, registry)),
-        new StatusWriter(client), new EventRecorder(client, identity, clock), clock);
+    RolloutGate gate = new RolloutGate(config.maxConcurrentRollouts, Duration.ofSeconds(config.rolloutDeadlineSeconds),
+        queue::add, registry, Ticker.system());
+    this.reconciler = new TenantReconciler(client, cache, config, new Applier(client, registry), gate, cleanup,
+        new EventRecorder(client, identity, clock), clock);
     this.workers = new Workers(queue, reconciler::sync, reconciler::failed, registry);
     this.http = new HttpEndpoints(config.httpPort, () -> !closed.get(), this::isReady, registry);
   }

@@ -5,13 +5,14 @@ import static net.logstash.logback.argument.StructuredArguments.kv;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.tenantry.controller.lifecycle.SyncResult;
 import io.tenantry.controller.queue.RateLimitingQueue;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
-import java.util.function.Consumer;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,7 +26,7 @@ public final class Workers {
   private static final Logger LOG = LoggerFactory.getLogger(Workers.class);
 
   private final RateLimitingQueue<String> queue;
-  private final Consumer<String> sync;
+  private final Function<String, SyncResult> sync;
   private final BiConsumer<String, Exception> onFailure;
   private final List<Thread> threads = new ArrayList<>();
   private final AtomicInteger inProgress = new AtomicInteger();
@@ -33,10 +34,10 @@ public final class Workers {
   private final Timer failed;
 
   /**
-   * @param sync syncs one key; throwing means "retry with backoff"
+   * @param sync syncs one key and says what next; throwing means "retry with backoff"
    * @param onFailure records a failure (condition, event) before the retry is scheduled
    */
-  public Workers(RateLimitingQueue<String> queue, Consumer<String> sync, BiConsumer<String, Exception> onFailure,
+  public Workers(RateLimitingQueue<String> queue, Function<String, SyncResult> sync, BiConsumer<String, Exception> onFailure,
       MeterRegistry registry) {
     this.queue = queue;
     this.sync = sync;
@@ -81,9 +82,16 @@ public final class Workers {
       inProgress.incrementAndGet();
       long started = System.nanoTime();
       try {
-        sync.accept(key);
-        queue.forget(key);
+        SyncResult result = sync.apply(key);
         succeeded.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+        if (result.backoff()) {
+          queue.addRateLimited(key);
+        } else {
+          queue.forget(key);
+          if (result.requeueAfter() != null) {
+            queue.addAfter(key, result.requeueAfter());
+          }
+        }
       } catch (Exception e) {
         failed.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
         onFailure.accept(key, e);

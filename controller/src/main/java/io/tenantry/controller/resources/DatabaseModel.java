@@ -85,6 +85,9 @@ public final class DatabaseModel {
         .withNewSpec()
         .withReplicas(replicas)
         .withServiceName(name)
+        // Archiving deletes the StatefulSet; its volume claims must stay for Archived -> Active.
+        .withNewPersistentVolumeClaimRetentionPolicy().withWhenDeleted("Retain").withWhenScaled("Retain")
+        .endPersistentVolumeClaimRetentionPolicy()
         .withNewSelector().withMatchLabels(selector).endSelector()
         .withNewTemplate()
         .withNewMetadata().withLabels(podLabels).endMetadata()

@@ -8,10 +8,13 @@ import io.tenantry.api.v1alpha1.AppSpec;
 import io.tenantry.api.v1alpha1.AppStatus;
 import io.tenantry.api.v1alpha1.DatabaseSpec;
 import io.tenantry.api.v1alpha1.DatabaseStatus;
+import io.tenantry.api.v1alpha1.StateTimestamps;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantPhase;
+import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.api.v1alpha1.TenantStatus;
 import io.tenantry.controller.resources.Labels;
+import io.tenantry.controller.resources.Workloads;
 import io.tenantry.controller.rollout.Readiness;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,7 +35,20 @@ public final class StatusBuilder {
   private StatusBuilder() {
   }
 
-  public static TenantStatus provisioned(Tenant tenant, String namespace, Observed observed, String now) {
+  /** The status of a tenant whose objects are in place, with its workloads as {@code workloads} asks. */
+  public static TenantStatus provisioned(Tenant tenant, String namespace, Observed observed, Workloads workloads, String now) {
+    return switch (workloads) {
+      case RUNNING -> running(tenant, namespace, observed, now);
+      case SCALED_TO_ZERO -> stopped(tenant, namespace, observed, TenantPhase.Frozen, "Frozen",
+          "workloads scaled to zero", observed.deployments().values().stream().allMatch(Readiness::rolledOut)
+              && observed.statefulSets().values().stream().allMatch(Readiness::rolledOut), now);
+      case REMOVED -> stopped(tenant, namespace, observed, TenantPhase.Archived, "Archived",
+          "workloads removed; volumes and secrets kept",
+          observed.deployments().isEmpty() && observed.statefulSets().isEmpty(), now);
+    };
+  }
+
+  private static TenantStatus running(Tenant tenant, String namespace, Observed observed, String now) {
     TenantStatus previous = Optional.ofNullable(tenant.getStatus()).orElseGet(TenantStatus::new);
     Long generation = tenant.getMetadata().getGeneration();
 
@@ -90,6 +106,61 @@ public final class StatusBuilder {
     return status;
   }
 
+  /**
+   * A Frozen or Archived tenant: phase {@code done} once its workloads are scaled down or gone,
+   * Progressing until then; never Ready. App versions stay as last rolled out.
+   */
+  private static TenantStatus stopped(Tenant tenant, String namespace, Observed observed, TenantPhase done, String reason,
+      String message, boolean settled, String now) {
+    TenantStatus previous = Optional.ofNullable(tenant.getStatus()).orElseGet(TenantStatus::new);
+    Long generation = tenant.getMetadata().getGeneration();
+    boolean namespaceReady = observed.namespace() != null && observed.namespace().getMetadata().getDeletionTimestamp() == null;
+    TenantStatus status = copyOf(previous);
+    status.setPhase(settled ? done : TenantPhase.Progressing);
+    status.setObservedGeneration(generation);
+    status.setNamespace(namespace);
+    status.setConditions(new ArrayList<>(List.of(
+        Conditions.condition(previous.getConditions(), Conditions.READY, false, reason,
+            settled ? message : "scaling down: " + message, generation, now),
+        Conditions.condition(previous.getConditions(), Conditions.NAMESPACE_READY, namespaceReady,
+            namespaceReady ? "Exists" : "Missing", "namespace " + namespace + (namespaceReady ? " exists" : " is missing"),
+            generation, now))));
+    status.setApps(previous.getApps().stream()
+        .map(a -> new AppStatus(a.getName(), a.getVersion(), false, 0)).toList());
+    status.setDatabases(previous.getDatabases().stream().map(d -> new DatabaseStatus(d.getName(), false)).toList());
+    return status;
+  }
+
+  /** A Purged tenant: Purging while its namespace and external records are being deleted, then Purged. */
+  public static TenantStatus purged(Tenant tenant, boolean done, String message, String now) {
+    TenantStatus previous = Optional.ofNullable(tenant.getStatus()).orElseGet(TenantStatus::new);
+    TenantStatus status = copyOf(previous);
+    status.setPhase(done ? TenantPhase.Purged : TenantPhase.Purging);
+    status.setObservedGeneration(tenant.getMetadata().getGeneration());
+    status.setConditions(new ArrayList<>(List.of(Conditions.condition(previous.getConditions(), Conditions.READY, false,
+        done ? "Purged" : "Purging", message, tenant.getMetadata().getGeneration(), now))));
+    status.setApps(List.of());
+    status.setDatabases(List.of());
+    status.setVersions(null);
+    return status;
+  }
+
+  /**
+   * Records that the operator now acts on the tenant's {@code spec.state}: the state's entry time
+   * is set when it differs from the state the status last described.
+   */
+  public static TenantStatus enteredState(Tenant tenant, TenantStatus status, String now) {
+    TenantState state = tenant.getSpec().getState();
+    if (status.getObservedState() == state) {
+      return status;
+    }
+    TenantStatus result = copyOf(status);
+    result.setObservedState(state);
+    result.setStateTimestamps(Optional.ofNullable(status.getStateTimestamps()).orElseGet(StateTimestamps::new)
+        .entered(state, now));
+    return result;
+  }
+
   /** The status of a tenant whose sync failed: Ready=False with the reason, phase Degraded; the rest is kept. */
   public static TenantStatus failed(Tenant tenant, String reason, String message, String now) {
     TenantStatus previous = Optional.ofNullable(tenant.getStatus()).orElseGet(TenantStatus::new);
@@ -121,6 +192,7 @@ public final class StatusBuilder {
     TenantStatus status = new TenantStatus();
     status.setPhase(previous.getPhase());
     status.setObservedGeneration(previous.getObservedGeneration());
+    status.setObservedState(previous.getObservedState());
     status.setNamespace(previous.getNamespace());
     status.setVersions(previous.getVersions());
     status.setConditions(new ArrayList<>(previous.getConditions()));

@@ -9,13 +9,14 @@ import io.tenantry.api.v1alpha1.AppSpec;
 import io.tenantry.api.v1alpha1.DatabaseEngine;
 import io.tenantry.api.v1alpha1.DatabaseSpec;
 import io.tenantry.api.v1alpha1.Tenant;
+import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.api.v1alpha1.TenantSpec;
 import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.controller.operator.Operator;
-import io.tenantry.testsupport.ClusterKind;
 import io.tenantry.testsupport.Crds;
 import io.tenantry.testsupport.TestCluster;
+import io.tenantry.testsupport.ClusterKind;
 import io.tenantry.testsupport.TestClusters;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -31,8 +32,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Prints, at N converged tenants (default 1000; each one app and one database) on a real API
- * server: the CPU time of one converged sync (median, p99), the requests the API server received
+ * Prints, at N converged tenants (default 1000; each one app and one database, all Ready) on the
+ * simulated cluster (real kube-apiserver, controllers and scheduler, kwok nodes): the CPU time of one converged sync (median, p99), the requests the API server received
  * for the operator's resources during a full resync (its apiserver_request_total), and the
  * operator's heap per tenant after GC. Run with tools/bench-controller.sh [N].
  */
@@ -47,7 +48,7 @@ public final class ControllerBenchmark {
 
   public static void main(String[] args) throws Exception {
     int tenants = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
-    try (TestCluster cluster = TestClusters.start(ClusterKind.API_SERVER, "bench");
+    try (TestCluster cluster = TestClusters.start(ClusterKind.SIMULATED, "tenantry-bench", 1 + tenants / 40);
          KubernetesClient admin = cluster.newClient()) {
       Crds.install(admin, Tenant.class.getResource("/META-INF/fabric8/tenants.tenantry.io-v1.yml"));
       AtomicLong operatorRequests = new AtomicLong();
@@ -81,7 +82,7 @@ public final class ControllerBenchmark {
         creators.awaitTermination(10, TimeUnit.MINUTES);
         waitUntil(() -> names.stream().allMatch(n -> {
           Tenant t = operator.cache().tenant(n);
-          return t != null && t.getStatus() != null && t.getStatus().getObservedGeneration() != null;
+          return t != null && t.getStatus() != null && t.getStatus().getPhase() == TenantPhase.Ready;
         }), 1800);
         awaitQuiet(operator, operatorRequests);
         double convergeSeconds = (System.nanoTime() - started) / 1e9;
@@ -118,7 +119,7 @@ public final class ControllerBenchmark {
         long clientAfter = operatorRequests.get();
 
         System.out.println();
-        System.out.printf("tenants                                   %d (1 app + 1 database each), real kube-apiserver %s%n",
+        System.out.printf("tenants                                   %d (1 app + 1 database each, all Ready), simulated cluster %s%n",
             tenants, admin.getKubernetesVersion().getGitVersion());
         System.out.printf("time to converge from empty                %.1f s%n", convergeSeconds);
         System.out.printf("converged sync CPU time, median            %.3f ms%n", cpu[cpu.length / 2] / 1e6);
@@ -143,7 +144,7 @@ public final class ControllerBenchmark {
     spec.setState(TenantState.Active);
     spec.setOrganization("Org " + name);
     spec.setEmail("ops@" + name + ".example");
-    spec.getApps().add(new AppSpec("web", "registry.example.com/acme/web", "1.0.0", 2, 8080));
+    spec.getApps().add(new AppSpec("web", "registry.example.com/acme/web", "1.0.0", 1, 8080));
     spec.getDatabases().add(new DatabaseSpec("main", DatabaseEngine.POSTGRES, "16.4", "1Gi"));
     tenant.setSpec(spec);
     return tenant;

@@ -16,7 +16,11 @@ import io.tenantry.api.v1alpha1.TenantSpec;
 import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.testsupport.Crds;
+import io.tenantry.testsupport.TestBinaries;
 import io.tenantry.testsupport.TestCluster;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -73,6 +77,20 @@ final class OperatorHarness implements AutoCloseable {
   static void setAppVersion(KubernetesClient client, String name, String version) {
     client.resources(Tenant.class).withName(name).patch(PatchContext.of(PatchType.JSON),
         "[{\"op\":\"replace\",\"path\":\"/spec/apps/0/version\",\"value\":\"" + version + "\"}]");
+  }
+
+  /** Sets spec.state with a JSON patch, as {@code kubectl patch} would. */
+  static void setState(KubernetesClient client, String name, TenantState state) {
+    client.resources(Tenant.class).withName(name).patch(PatchContext.of(PatchType.JSON_MERGE),
+        "{\"spec\":{\"state\":\"" + state + "\"}}");
+  }
+
+  /** Installs the shipped admission policy (deploy/manifests) and waits until the API server enforces it. */
+  static void installAdmissionPolicy(KubernetesClient client) throws Exception {
+    Path manifest = TestBinaries.locate().toolsDir().getParent().resolve("deploy/manifests/admission-policy.yaml");
+    try (InputStream in = Files.newInputStream(manifest)) {
+      client.load(in).forceConflicts().serverSideApply();
+    }
   }
 
   static Tenant awaitPhase(KubernetesClient client, String name, TenantPhase phase, Duration timeout) {
