@@ -12,10 +12,12 @@ final class RequestCounter implements Interceptor {
 
   private final AtomicLong count = new AtomicLong();
   private final List<String> recent = new CopyOnWriteArrayList<>();
+  private final List<String> all = new CopyOnWriteArrayList<>();
 
   @Override
   public void before(BasicBuilder builder, HttpRequest request, RequestTags tags) {
     count.incrementAndGet();
+    all.add(request.method() + " " + request.uri());
     recent.add(request.method() + " " + request.uri());
     if (recent.size() > 50) {
       recent.remove(0);
@@ -24,6 +26,11 @@ final class RequestCounter implements Interceptor {
 
   long count() {
     return count.get();
+  }
+
+  /** Every request so far, as "METHOD uri". */
+  List<String> all() {
+    return List.copyOf(all);
   }
 
   List<String> recent() {
