@@ -1,0 +1,104 @@
+package io.tenantry.controller.status;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.tenantry.api.v1alpha1.AppSpec;
+import io.tenantry.api.v1alpha1.Tenant;
+import io.tenantry.api.v1alpha1.TenantPhase;
+import io.tenantry.api.v1alpha1.TenantSpec;
+import io.tenantry.api.v1alpha1.TenantState;
+import io.tenantry.api.v1alpha1.TenantStatus;
+import io.tenantry.controller.resources.Labels;
+import io.tenantry.controller.resources.Workloads;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class StatusBuilderTest {
+
+  private static final Namespace NS = new NamespaceBuilder().withNewMetadata().withName("tenant-acme").endMetadata().build();
+
+  private static Tenant tenant(String version) {
+    Tenant tenant = new Tenant();
+    tenant.getMetadata().setName("acme");
+    tenant.getMetadata().setGeneration(3L);
+    TenantSpec spec = new TenantSpec();
+    spec.setState(TenantState.Active);
+    spec.getApps().add(new AppSpec("web", "registry.example.com/web", version, 2, 8080));
+    tenant.setSpec(spec);
+    return tenant;
+  }
+
+  private static Deployment deployment(String version, long generation, long observed, int updated, int available) {
+    return new DeploymentBuilder()
+        .withNewMetadata().withName("app-web").withGeneration(generation).endMetadata()
+        .withNewSpec().withReplicas(2).withNewTemplate().withNewMetadata().withLabels(Map.of(Labels.VERSION, version))
+        .endMetadata().endTemplate().endSpec()
+        .withNewStatus().withObservedGeneration(observed).withReplicas(2).withUpdatedReplicas(updated)
+        .withAvailableReplicas(available).endStatus()
+        .build();
+  }
+
+  private static TenantStatus build(Tenant tenant, Deployment deployment, String now) {
+    return StatusBuilder.provisioned(tenant, "tenant-acme",
+        new StatusBuilder.Observed(NS, Map.of("web", deployment), Map.of()), Workloads.RUNNING, now);
+  }
+
+  @Test
+  void aTenantIsReadyOnceEveryWorkloadIsRolledOut() {
+    TenantStatus status = build(tenant("1.0"), deployment("1.0", 1, 1, 2, 2), "2026-01-01T00:00:00Z");
+    assertThat(status.getPhase()).isEqualTo(TenantPhase.Ready);
+    assertThat(status.getVersions()).isEqualTo("web=1.0");
+    assertThat(status.getObservedGeneration()).isEqualTo(3L);
+    assertThat(status.getConditions()).extracting(c -> c.getType() + "=" + c.getStatus())
+        .containsExactly("Ready=True", "NamespaceReady=True", "DatabasesReady=True", "AppsReady=True");
+  }
+
+  @Test
+  void theStatusKeepsTheOldVersionUntilTheNewOneIsAvailable() {
+    Tenant tenant = tenant("2.0");
+    tenant.setStatus(build(tenant("1.0"), deployment("1.0", 1, 1, 2, 2), "2026-01-01T00:00:00Z"));
+
+    TenantStatus rolling = build(tenant, deployment("2.0", 2, 2, 1, 2), "2026-01-01T00:01:00Z");
+    assertThat(rolling.getPhase()).isEqualTo(TenantPhase.Progressing);
+    assertThat(rolling.getVersions()).isEqualTo("web=1.0");
+    assertThat(rolling.getConditions().get(0).getMessage()).isEqualTo("waiting for apps web to roll out");
+
+    TenantStatus notObserved = build(tenant, deployment("2.0", 2, 1, 2, 2), "2026-01-01T00:01:00Z");
+    assertThat(notObserved.getVersions()).as("a generation the controller has not observed is not rolled out").isEqualTo("web=1.0");
+
+    tenant.setStatus(rolling);
+    TenantStatus done = build(tenant, deployment("2.0", 2, 2, 2, 2), "2026-01-01T00:02:00Z");
+    assertThat(done.getVersions()).isEqualTo("web=2.0");
+    assertThat(done.getPhase()).isEqualTo(TenantPhase.Ready);
+  }
+
+  @Test
+  void aConditionsTransitionTimeChangesOnlyWithItsStatus() {
+    Tenant tenant = tenant("1.0");
+    tenant.setStatus(build(tenant, deployment("1.0", 1, 1, 2, 2), "2026-01-01T00:00:00Z"));
+    TenantStatus later = build(tenant, deployment("1.0", 1, 1, 2, 2), "2026-01-01T05:00:00Z");
+    assertThat(later).as("an unchanged tenant gives an equal status: no write").isEqualTo(tenant.getStatus());
+
+    TenantStatus broken = build(tenant, deployment("1.0", 1, 1, 2, 1), "2026-01-01T06:00:00Z");
+    assertThat(broken.getConditions().get(0).getLastTransitionTime()).isEqualTo("2026-01-01T06:00:00Z");
+    assertThat(broken.getConditions().get(1).getLastTransitionTime()).isEqualTo("2026-01-01T00:00:00Z");
+  }
+
+  @Test
+  void enteringAStateStampsItsTimeOnce() {
+    Tenant tenant = tenant("1.0");
+    TenantStatus first = StatusBuilder.enteredState(tenant, new TenantStatus(), "2026-01-01T00:00:00Z");
+    assertThat(first.getObservedState()).isEqualTo(TenantState.Active);
+    assertThat(first.getStateTimestamps().getActiveAt()).isEqualTo("2026-01-01T00:00:00Z");
+    assertThat(StatusBuilder.enteredState(tenant, first, "2026-01-02T00:00:00Z")).isSameAs(first);
+
+    tenant.getSpec().setState(TenantState.Frozen);
+    TenantStatus frozen = StatusBuilder.enteredState(tenant, first, "2026-01-03T00:00:00Z");
+    assertThat(frozen.getStateTimestamps().getFrozenAt()).isEqualTo("2026-01-03T00:00:00Z");
+    assertThat(frozen.getStateTimestamps().getActiveAt()).isEqualTo("2026-01-01T00:00:00Z");
+  }
+}
