@@ -82,7 +82,8 @@ class LeaderElectionIT {
         double seconds = (System.nanoTime() - killed) / 1e9;
         System.out.printf("standby took over %.1f s after the leader was killed (lease %d s, retry %d s)%n",
             seconds, LEASE_SECONDS, RETRY_SECONDS);
-        assertThat(seconds).as("takeover after the lease expires").isLessThan(LEASE_SECONDS + 3.0 * RETRY_SECONDS);
+        // The lease expires at most LEASE_SECONDS after the last renewal; the standby polls every RETRY_SECONDS (plus jitter).
+        assertThat(seconds).as("takeover once the lease expires").isLessThan(LEASE_SECONDS + 5.0 * RETRY_SECONDS);
 
         String after = uniqueName("led-by-b");
         client.resources(Tenant.class).resource(tenant(after, 1, false)).create();

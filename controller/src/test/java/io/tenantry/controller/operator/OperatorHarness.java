@@ -107,9 +107,32 @@ final class OperatorHarness implements AutoCloseable {
         .until(() -> operator.queue().len() == 0 && operator.syncsInProgress() == 0);
   }
 
+  /**
+   * Purges and deletes every Tenant in the cluster, so that the next test class's operator starts
+   * from an empty cluster; the purge path itself is exercised for every tenant a class created.
+   */
+  void purgeAll(KubernetesClient client) {
+    for (Tenant tenant : client.resources(Tenant.class).list().getItems()) {
+      String name = tenant.getMetadata().getName();
+      if (tenant.getSpec().getState() == TenantState.Active) {
+        setState(client, name, TenantState.Frozen);
+      }
+      setState(client, name, TenantState.Purged);
+    }
+    await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1)).until(() ->
+        client.resources(Tenant.class).list().getItems().stream()
+            .allMatch(t -> t.getStatus() != null && t.getStatus().getPhase() == TenantPhase.Purged));
+    client.resources(Tenant.class).delete();
+    await().atMost(Duration.ofMinutes(1)).until(() -> client.resources(Tenant.class).list().getItems().isEmpty());
+  }
+
   @Override
   public void close() {
-    operator.close();
-    operatorClient.close();
+    try (KubernetesClient client = new KubernetesClientBuilder().withConfig(operatorClient.getConfiguration()).build()) {
+      purgeAll(client);
+    } finally {
+      operator.close();
+      operatorClient.close();
+    }
   }
 }
