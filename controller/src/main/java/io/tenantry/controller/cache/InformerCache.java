@@ -137,6 +137,29 @@ public final class InformerCache implements AutoCloseable {
     return result;
   }
 
+  /**
+   * A fingerprint of everything the cache holds about a tenant: the Tenant's and every owned
+   * object's identity and resourceVersion. Equal fingerprints mean nothing about the tenant
+   * changed in between, so a sync that found it converged would find it converged again.
+   */
+  public long fingerprint(String tenant) {
+    Tenant t = tenant(tenant);
+    long fingerprint = t == null ? 0 : mix(t.getMetadata().getResourceVersion().hashCode());
+    for (SharedIndexInformer<? extends HasMetadata> informer : owned.values()) {
+      for (HasMetadata o : informer.getIndexer().byIndex(TENANT_INDEX, tenant)) {
+        // Order-independent: the index returns its objects in no particular order.
+        fingerprint += mix(((long) o.getMetadata().getUid().hashCode() << 32) ^ o.getMetadata().getResourceVersion().hashCode());
+      }
+    }
+    return fingerprint;
+  }
+
+  private static long mix(long value) {
+    long z = value * 0x9E3779B97F4A7C15L;
+    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+    return z ^ (z >>> 31);
+  }
+
   @Override
   public void close() {
     tenants.close();

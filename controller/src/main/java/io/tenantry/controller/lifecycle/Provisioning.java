@@ -70,7 +70,7 @@ final class Provisioning {
       gate.release(name, true);
       timedOut.remove(name);
       converger.execute(plan, o -> false);
-      return new Outcome(status(ctx, workloads), SyncResult.done());
+      return new Outcome(status(ctx, workloads), SyncResult.done(), plan.isEmpty());
     }
     Long failedGeneration = timedOut.get(name);
     if (!workloadWrites && failedGeneration != null && failedGeneration.equals(tenant.getMetadata().getGeneration())) {

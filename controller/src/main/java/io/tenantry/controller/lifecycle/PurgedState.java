@@ -47,7 +47,7 @@ final class PurgedState implements StateHandler {
           Clocks.now(clock)), SyncResult.done());
     }
     if (ctx.tenant().getStatus() != null && ctx.tenant().getStatus().getPhase() == TenantPhase.Purged) {
-      return new Outcome(ctx.tenant().getStatus(), SyncResult.done()); // Done before: nothing to call again.
+      return new Outcome(ctx.tenant().getStatus(), SyncResult.done(), true); // Done before: nothing to call again.
     }
     try {
       cleanup.purge(ctx.name());

@@ -23,6 +23,7 @@ import java.time.Clock;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,6 +50,8 @@ public final class TenantReconciler {
   private final Clock clock;
   private final Provisioning provisioning;
   private final Map<TenantState, StateHandler> handlers = new EnumMap<>(TenantState.class);
+  /** Per tenant, the cache fingerprint of its last sync that found it converged and wrote nothing. */
+  private final Map<String, Long> converged = new ConcurrentHashMap<>();
 
   public TenantReconciler(KubernetesClient client, InformerCache cache, OperatorConfig config, Applier applier,
       RolloutGate gate, TenantCleanup cleanup, EventRecorder events, Clock clock) {
@@ -72,7 +75,15 @@ public final class TenantReconciler {
     Tenant tenant = cache.tenant(name);
     if (tenant == null) {
       provisioning.forget(name);
+      converged.remove(name);
       return SyncResult.done(); // Deleted: nothing of it remains to converge.
+    }
+    // Nothing about the tenant changed since a sync found it converged: it still is. This is the
+    // resync of a converged tenant, the common case, and it reads a few cache entries only.
+    long fingerprint = cache.fingerprint(name);
+    Long last = converged.get(name);
+    if (last != null && last == fingerprint) {
+      return SyncResult.done();
     }
     TenantState state = tenant.getSpec().getState();
     if (tenant.getMetadata().getDeletionTimestamp() != null) {
@@ -80,6 +91,7 @@ public final class TenantReconciler {
     }
     if (!Finalizer.has(tenant)) {
       Finalizer.add(client, tenant);
+      return SyncResult.done(); // The Tenant changed: its watch event brings it back with a fresh resourceVersion.
     }
     Plan plan = config.plans.get(tenant.getSpec().getPlan());
     if (plan == null && state != TenantState.Purged) {
@@ -91,8 +103,18 @@ public final class TenantReconciler {
       provisioning.forget(name);
     }
     Outcome outcome = handlers.get(state).reconcile(new TenantContext(tenant, config, plan));
-    report(tenant, outcome.status());
+    boolean wrote = report(tenant, outcome.status());
+    if (outcome.converged() && !wrote) {
+      converged.put(name, fingerprint);
+    } else {
+      converged.remove(name);
+    }
     return outcome.next();
+  }
+
+  /** Forgets which tenants were found converged, so that the next sync of each compares everything again (benchmarks). */
+  public void forgetConverged() {
+    converged.clear();
   }
 
   private SyncResult finalizeDeletion(Tenant tenant) {
@@ -136,12 +158,13 @@ public final class TenantReconciler {
     }
   }
 
-  private void report(Tenant tenant, TenantStatus computed) {
+  /** Writes the status if it changed (with events for a new state or phase); returns whether it wrote. */
+  private boolean report(Tenant tenant, TenantStatus computed) {
     String now = Clocks.now(clock);
     TenantStatus status = StatusBuilder.enteredState(tenant, computed, now);
     TenantStatus previous = tenant.getStatus();
     if (!statusWriter.write(tenant, status)) {
-      return;
+      return false;
     }
     TenantState before = previous == null ? null : previous.getObservedState();
     if (before != status.getObservedState()) {
@@ -157,6 +180,7 @@ public final class TenantReconciler {
       LOG.info("phase changed {} {} {}", kv("tenant", tenant.getMetadata().getName()), kv("from", phaseBefore),
           kv("to", status.getPhase()));
     }
+    return true;
   }
 
   /** A short cause for conditions and logs; API errors carry the server's message, not the request body. */

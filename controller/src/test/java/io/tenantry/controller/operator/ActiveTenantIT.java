@@ -7,16 +7,22 @@ import static io.tenantry.controller.operator.OperatorHarness.uniqueName;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBinding;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBindingBuilder;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.tenantry.api.v1alpha1.AppStatus;
@@ -223,7 +229,58 @@ class ActiveTenantIT {
     assertThat(client.namespaces().withName("tenant-" + name).get()).isNull();
   }
 
-  private static List<String> names(List<? extends io.fabric8.kubernetes.api.model.HasMetadata> objects) {
+  @Test
+  void aFailingSyncBacksOffSaysWhyAndRecoversByItself() throws Exception {
+    String name = uniqueName("refused");
+    String policy = "test-refuse-" + name;
+    // An admission policy that refuses the tenant's Deployment: every sync fails at that write.
+    client.resource(new ValidatingAdmissionPolicyBuilder()
+        .withNewMetadata().withName(policy).endMetadata()
+        .withNewSpec().withFailurePolicy("Fail")
+        .withNewMatchConstraints().addNewResourceRule().withApiGroups("apps").withApiVersions("v1")
+        .withOperations("CREATE", "UPDATE").withResources("deployments").endResourceRule().endMatchConstraints()
+        .addNewValidation().withExpression("!has(object.metadata.labels) || !('tenantry.io/tenant' in object.metadata.labels)"
+            + " || object.metadata.labels['tenantry.io/tenant'] != '" + name + "'")
+        .withMessage("deployments are blocked here by a test policy").endValidation()
+        .endSpec().build()).serverSideApply();
+    client.resource(new ValidatingAdmissionPolicyBindingBuilder()
+        .withNewMetadata().withName(policy).endMetadata()
+        .withNewSpec().withPolicyName(policy).withValidationActions("Deny").endSpec().build()).serverSideApply();
+    try {
+      // The policy takes a moment to be enforced; a tenant created before that would not fail.
+      await().atMost(Duration.ofSeconds(30)).until(() -> {
+        try {
+          client.apps().deployments().resource(new DeploymentBuilder()
+              .withNewMetadata().withName("probe").withNamespace("default").addToLabels("tenantry.io/tenant", name).endMetadata()
+              .withNewSpec().withNewSelector().addToMatchLabels("app", "probe").endSelector()
+              .withNewTemplate().withNewMetadata().addToLabels("app", "probe").endMetadata()
+              .withNewSpec().addNewContainer().withName("probe").withImage("registry.example.com/probe:1").endContainer()
+              .endSpec().endTemplate().endSpec().build())
+              .dryRun().create();
+          return false;
+        } catch (KubernetesClientException e) {
+          return e.getMessage().contains("blocked here by a test policy");
+        }
+      });
+      client.resources(Tenant.class).resource(tenant(name, 1, false)).create();
+      Tenant degraded = awaitPhase(client, name, TenantPhase.Degraded, CONVERGE);
+      assertThat(degraded.getStatus().getConditions().get(0).getReason()).isEqualTo("SyncFailed");
+      assertThat(degraded.getStatus().getConditions().get(0).getMessage()).contains("deployments are blocked here by a test policy");
+
+      double failuresBefore = harness.operator.registry().get("tenantry.sync").tag("result", "failure").timer().count();
+      Thread.sleep(10_000);
+      double failures = harness.operator.registry().get("tenantry.sync").tag("result", "failure").timer().count() - failuresBefore;
+      System.out.printf("failed syncs of a refused tenant in 10 s: %.0f%n", failures);
+      assertThat(failures).as("per-tenant exponential backoff, not a hot loop").isBetween(1.0, 12.0);
+    } finally {
+      client.resources(ValidatingAdmissionPolicyBinding.class)
+          .withName(policy).delete();
+      client.admissionRegistration().v1().validatingAdmissionPolicies().withName(policy).delete();
+    }
+    awaitPhase(client, name, TenantPhase.Ready, Duration.ofMinutes(3));
+  }
+
+  private static List<String> names(List<? extends HasMetadata> objects) {
     return objects.stream().map(o -> o.getMetadata().getName()).toList();
   }
 }

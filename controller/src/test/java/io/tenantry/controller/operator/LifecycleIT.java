@@ -10,6 +10,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBinding;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.tenantry.api.v1alpha1.Tenant;
@@ -168,6 +169,37 @@ class LifecycleIT {
     assertThat(client.namespaces().withName(ns).get().getMetadata().getUid()).isEqualTo(namespaceUid);
     assertThat(pvc(ns).getMetadata().getUid()).isEqualTo(pvcUid);
     assertThat(client.namespaces().withName(ns).get().getMetadata().getOwnerReferences()).isEmpty();
+  }
+
+  @Test
+  void aTenantDeletedAroundThePolicyLeavesItsDataAndIsAdoptedWhenRecreated() throws Exception {
+    // What removing the CRD does to every Tenant: a deletion that no admission policy sees.
+    String name = uniqueName("orphan");
+    String ns = "tenant-" + name;
+    client.resources(Tenant.class).resource(tenant(name, 1, true)).create();
+    awaitPhase(client, name, TenantPhase.Ready, CONVERGE);
+    String namespaceUid = client.namespaces().withName(ns).get().getMetadata().getUid();
+    String pvcUid = pvc(ns).getMetadata().getUid();
+    String password = DatabaseModel.password(client.secrets().inNamespace(ns).withName("db-main-credentials").get());
+
+    client.resources(ValidatingAdmissionPolicyBinding.class).withName("tenantry-tenant-deletion").delete();
+    try {
+      await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
+          .until(() -> !client.resources(Tenant.class).withName(name).delete().isEmpty());
+      await().atMost(CONVERGE).until(() -> client.resources(Tenant.class).withName(name).get() == null);
+    } finally {
+      OperatorHarness.installAdmissionPolicy(client);
+    }
+    assertThat(client.namespaces().withName(ns).get().getMetadata().getUid()).isEqualTo(namespaceUid);
+    assertThat(client.namespaces().withName(ns).get().getMetadata().getDeletionTimestamp()).isNull();
+    assertThat(pvc(ns).getMetadata().getUid()).isEqualTo(pvcUid);
+    assertThat(client.apps().statefulSets().inNamespace(ns).withName("db-main").get()).isNotNull();
+    assertThat(reasons(name)).contains("DeletedWithoutPurge");
+
+    client.resources(Tenant.class).resource(tenant(name, 1, true)).create();
+    awaitPhase(client, name, TenantPhase.Ready, CONVERGE);
+    assertThat(pvc(ns).getMetadata().getUid()).isEqualTo(pvcUid);
+    assertThat(DatabaseModel.password(client.secrets().inNamespace(ns).withName("db-main-credentials").get())).isEqualTo(password);
   }
 
   private static PersistentVolumeClaim pvc(String ns) {
