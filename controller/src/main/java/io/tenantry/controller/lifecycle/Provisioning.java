@@ -114,12 +114,9 @@ final class Provisioning {
 
   private TenantStatus degraded(TenantContext ctx, Workloads workloads) {
     TenantStatus observed = status(ctx, workloads);
-    String waiting = observed.getConditions().get(0).getMessage();
-    Tenant withObserved = new Tenant();
-    withObserved.setMetadata(ctx.tenant().getMetadata());
-    withObserved.setSpec(ctx.tenant().getSpec());
-    withObserved.setStatus(observed);
-    return StatusBuilder.failed(withObserved, "RolloutTimedOut", "not rolled out within "
-        + ctx.config().rolloutDeadlineSeconds + "s: " + waiting, Clocks.now(clock));
+    return StatusBuilder.failed(observed, ctx.tenant().getMetadata().getGeneration(), "RolloutTimedOut",
+        "not rolled out within " + ctx.config().rolloutDeadlineSeconds + "s: " + observed.getConditions().get(0).getMessage(),
+        Clocks.now(clock));
   }
+
 }

@@ -163,12 +163,16 @@ public final class StatusBuilder {
 
   /** The status of a tenant whose sync failed: Ready=False with the reason, phase Degraded; the rest is kept. */
   public static TenantStatus failed(Tenant tenant, String reason, String message, String now) {
-    TenantStatus previous = Optional.ofNullable(tenant.getStatus()).orElseGet(TenantStatus::new);
-    TenantStatus status = copyOf(previous);
-    List<Condition> conditions = new ArrayList<>(previous.getConditions().stream()
+    return failed(Optional.ofNullable(tenant.getStatus()).orElseGet(TenantStatus::new), tenant.getMetadata().getGeneration(),
+        reason, message, now);
+  }
+
+  /** {@code base} with Ready=False for {@code reason} and phase Degraded. */
+  public static TenantStatus failed(TenantStatus base, Long generation, String reason, String message, String now) {
+    TenantStatus status = copyOf(base);
+    List<Condition> conditions = new ArrayList<>(base.getConditions().stream()
         .filter(c -> !Conditions.READY.equals(c.getType())).toList());
-    conditions.add(0, Conditions.condition(previous.getConditions(), Conditions.READY, false, reason, message,
-        tenant.getMetadata().getGeneration(), now));
+    conditions.add(0, Conditions.condition(base.getConditions(), Conditions.READY, false, reason, message, generation, now));
     status.setConditions(conditions);
     status.setPhase(TenantPhase.Degraded);
     return status;
