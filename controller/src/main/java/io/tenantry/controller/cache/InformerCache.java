@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * The operator's view of the cluster: a shared index informer on Tenants and, filtered by the
@@ -69,7 +70,7 @@ public final class InformerCache implements AutoCloseable {
     return informer;
   }
 
-  private static <T extends HasMetadata> ResourceEventHandler<T> handler(java.util.function.Function<T, String> key,
+  private static <T extends HasMetadata> ResourceEventHandler<T> handler(Function<T, String> key,
       Consumer<String> enqueue) {
     return new ResourceEventHandler<>() {
       @Override

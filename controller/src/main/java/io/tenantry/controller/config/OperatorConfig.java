@@ -1,8 +1,10 @@
 package io.tenantry.controller.config;
 
-import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
-import io.fabric8.kubernetes.client.utils.Serialization;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -12,13 +14,17 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * The operator's configuration: one typed YAML file ({@code --config}), every field optional with
  * the default shown here. This class is the one place the settings are documented.
  */
-@JsonIgnoreProperties(ignoreUnknown = false)
 public class OperatorConfig {
+
+  private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
+      .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+      .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
 
   @JsonPropertyDescription("Prefix of tenant namespace names: <prefix><tenant name>.")
   public String namespacePrefix = "tenant-";
@@ -77,12 +83,27 @@ public class OperatorConfig {
   /** Reads a config file; unknown or malformed fields fail with the field named. */
   public static OperatorConfig load(Path file) {
     try {
-      OperatorConfig config = Serialization.unmarshal(Files.readString(file), OperatorConfig.class);
-      config.validate();
-      return config;
+      return parse(Files.readString(file));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read config " + file, e);
     }
+  }
+
+  /** Parses and validates a YAML configuration. */
+  public static OperatorConfig parse(String yaml) {
+    OperatorConfig config;
+    try {
+      config = YAML.readValue(yaml, OperatorConfig.class);
+    } catch (JsonMappingException e) {
+      String field = e.getPath().stream().map(r -> r.getFieldName() != null ? r.getFieldName() : "[" + r.getIndex() + "]")
+          .collect(Collectors.joining(".")).replace(".[", "[");
+      throw new IllegalArgumentException("invalid operator configuration: " + field + ": " + e.getOriginalMessage(), e);
+    } catch (IOException e) {
+      throw new IllegalArgumentException("invalid operator configuration: " + e.getMessage(), e);
+    }
+    config = config == null ? defaults() : config;
+    config.validate();
+    return config;
   }
 
   public Duration resyncPeriod() {

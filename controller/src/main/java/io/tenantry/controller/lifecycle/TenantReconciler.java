@@ -176,7 +176,7 @@ public final class TenantReconciler {
       String readyMessage = status.getConditions().isEmpty() ? "" : status.getConditions().get(0).getMessage();
       boolean warning = status.getPhase() == TenantPhase.Degraded;
       events.record(tenant, warning ? EventRecorder.WARNING : EventRecorder.NORMAL, String.valueOf(status.getPhase()),
-          "phase " + phaseBefore + " -> " + status.getPhase() + ": " + readyMessage);
+          "phase " + (phaseBefore == null ? "(none)" : phaseBefore) + " -> " + status.getPhase() + ": " + readyMessage);
       LOG.info("phase changed {} {} {}", kv("tenant", tenant.getMetadata().getName()), kv("from", phaseBefore),
           kv("to", status.getPhase()));
     }

@@ -1,0 +1,60 @@
+package io.tenantry.controller.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+class OperatorConfigTest {
+
+  @Test
+  void everyFieldHasADefault() {
+    OperatorConfig config = OperatorConfig.parse("{}");
+    assertThat(config.namespacePrefix).isEqualTo("tenant-");
+    assertThat(config.plans).containsKey("standard");
+    assertThat(config.maxConcurrentRollouts).isEqualTo(10);
+  }
+
+  @Test
+  void aFileOverridesWhatItNames() {
+    OperatorConfig config = OperatorConfig.parse("""
+        workers: 8
+        leaderElection:
+          leaseDurationSeconds: 30
+        plans:
+          gold:
+            quota: {pods: "100"}
+        """);
+    assertThat(config.workers).isEqualTo(8);
+    assertThat(config.leaderElection.leaseDurationSeconds).isEqualTo(30);
+    assertThat(config.leaderElection.renewDeadlineSeconds).isEqualTo(10);
+    assertThat(config.plans).containsOnlyKeys("gold");
+  }
+
+  @Test
+  void anUnknownFieldIsRefusedByName() {
+    assertThatThrownBy(() -> OperatorConfig.parse("leaderElection:\n  leaseDuration: 30\n"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("invalid operator configuration: leaderElection.leaseDuration: Unrecognized field \"leaseDuration\"");
+  }
+
+  @Test
+  void aValueOfTheWrongTypeIsRefusedByName() {
+    assertThatThrownBy(() -> OperatorConfig.parse("workers: many\n"))
+        .hasMessageStartingWith("invalid operator configuration: workers: ");
+  }
+
+  @Test
+  void outOfRangeValuesAreAllNamed() {
+    assertThatThrownBy(() -> OperatorConfig.parse("""
+        workers: 0
+        namespacePrefix: Tenant_
+        plans:
+          standard:
+            quota: {requests.cpu: lots}
+        """))
+        .hasMessage("invalid operator configuration: namespacePrefix: must be lowercase letters, digits and '-', starting"
+            + " with a letter, at most 15 characters; workers: must be at least 1; plans.standard.quota.requests.cpu: 'lots'"
+            + " is not a quantity");
+  }
+}
