@@ -1,5 +1,6 @@
 package io.tenantry.controller.resources;
 
+import io.tenantry.api.WellKnown;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -7,10 +8,10 @@ import java.util.Map;
 public final class Labels {
 
   /** Marks every object the operator owns; informers watch only objects carrying it. */
-  public static final String MANAGED_BY = "app.kubernetes.io/managed-by";
-  public static final String MANAGER = "tenantry";
+  public static final String MANAGED_BY = WellKnown.MANAGED_BY;
+  public static final String MANAGER = WellKnown.MANAGER;
   /** The owning tenant's name; the cache indexes owned objects by it. */
-  public static final String TENANT = "tenantry.io/tenant";
+  public static final String TENANT = WellKnown.TENANT;
   public static final String COMPONENT = "app.kubernetes.io/component";
   public static final String NAME = "app.kubernetes.io/name";
   public static final String VERSION = "app.kubernetes.io/version";
