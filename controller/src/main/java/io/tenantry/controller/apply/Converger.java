@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.tenantry.api.WellKnown;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -14,8 +15,8 @@ import java.util.function.Predicate;
 /**
  * Makes a tenant's owned objects match the desired ones in two steps: {@link #plan} compares with
  * the cache (no API call), {@link #execute} writes what differs and deletes what is owned but no
- * longer desired. Secrets and the namespace are never deleted here (they hold customer data;
- * only purging a tenant removes them).
+ * longer desired. The namespace and Secrets are never deleted here (they hold customer data;
+ * only purging a tenant removes them), except copies of template Secrets that left the template.
  */
 public final class Converger {
 
@@ -37,7 +38,8 @@ public final class Converger {
       }
     }
     List<HasMetadata> deletes = existing.values().stream()
-        .filter(o -> !(o instanceof Secret) && !(o instanceof Namespace) && o.getMetadata().getDeletionTimestamp() == null)
+        .filter(o -> !(o instanceof Namespace) && (!(o instanceof Secret) || isTemplateCopy(o))
+            && o.getMetadata().getDeletionTimestamp() == null)
         .toList();
     return new ChangePlan(writes, deletes);
   }
@@ -56,6 +58,10 @@ public final class Converger {
       calls++;
     }
     return calls;
+  }
+
+  private static boolean isTemplateCopy(HasMetadata secret) {
+    return secret.getMetadata().getLabels() != null && "copy".equals(secret.getMetadata().getLabels().get(WellKnown.TEMPLATE));
   }
 
   /**

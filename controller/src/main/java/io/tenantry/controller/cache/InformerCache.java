@@ -15,6 +15,7 @@ import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.tenantry.api.WellKnown;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.controller.resources.Labels;
 import java.time.Duration;
@@ -36,6 +37,8 @@ import java.util.function.Function;
 public final class InformerCache implements AutoCloseable {
 
   public static final String TENANT_INDEX = "tenant";
+  /** Indexes the template namespace's Secrets under "true" (their copies in tenant namespaces under "copy"). */
+  private static final String TEMPLATE_INDEX = "template";
 
   /** Every kind the operator owns in a tenant's namespace (and the namespace itself). */
   public static final List<Class<? extends HasMetadata>> OWNED_KINDS = List.of(
@@ -55,6 +58,25 @@ public final class InformerCache implements AutoCloseable {
     for (Class<? extends HasMetadata> kind : OWNED_KINDS) {
       owned.put(kind, ownedInformer(client, kind, enqueue));
     }
+    // A template Secret concerns every tenant: its change fans out to all of them.
+    owned.get(Secret.class).addIndexers(Map.of(TEMPLATE_INDEX, s -> {
+      String template = s.getMetadata().getLabels() == null ? null : s.getMetadata().getLabels().get(WellKnown.TEMPLATE);
+      return template == null ? List.of() : List.of(template);
+    }));
+    owned.get(Secret.class).addEventHandler(handler(
+        s -> isTemplate(s) ? "" : null, ignored -> tenantNames().forEach(enqueue)));
+  }
+
+  private static boolean isTemplate(HasMetadata secret) {
+    Map<String, String> labels = secret.getMetadata().getLabels();
+    return labels != null && "true".equals(labels.get(WellKnown.TEMPLATE));
+  }
+
+  /** The Secrets of the template namespace, to be copied into every tenant namespace. */
+  public List<Secret> templateSecrets() {
+    @SuppressWarnings("unchecked")
+    SharedIndexInformer<Secret> secrets = (SharedIndexInformer<Secret>) owned.get(Secret.class);
+    return secrets.getIndexer().byIndex(TEMPLATE_INDEX, "true");
   }
 
   private static <T extends HasMetadata> SharedIndexInformer<T> ownedInformer(KubernetesClient client, Class<T> kind,
@@ -139,20 +161,28 @@ public final class InformerCache implements AutoCloseable {
   }
 
   /**
-   * A fingerprint of everything the cache holds about a tenant: the Tenant's and every owned
-   * object's identity and resourceVersion. Equal fingerprints mean nothing about the tenant
-   * changed in between, so a sync that found it converged would find it converged again.
+   * A fingerprint of everything the cache holds that a tenant's desired state depends on: the
+   * Tenant's, every owned object's and every template Secret's identity and resourceVersion.
+   * Equal fingerprints mean nothing the tenant depends on changed in between, so a sync that found
+   * it converged would find it converged again.
    */
   public long fingerprint(String tenant) {
     Tenant t = tenant(tenant);
     long fingerprint = t == null ? 0 : mix(t.getMetadata().getResourceVersion().hashCode());
     for (SharedIndexInformer<? extends HasMetadata> informer : owned.values()) {
       for (HasMetadata o : informer.getIndexer().byIndex(TENANT_INDEX, tenant)) {
-        // Order-independent: the index returns its objects in no particular order.
-        fingerprint += mix(((long) o.getMetadata().getUid().hashCode() << 32) ^ o.getMetadata().getResourceVersion().hashCode());
+        fingerprint += identity(o);
       }
     }
+    for (Secret template : templateSecrets()) {
+      fingerprint += identity(template);
+    }
     return fingerprint;
+  }
+
+  /** Summed, so the order the index returns objects in does not matter. */
+  private static long identity(HasMetadata o) {
+    return mix(((long) o.getMetadata().getUid().hashCode() << 32) ^ o.getMetadata().getResourceVersion().hashCode());
   }
 
   private static long mix(long value) {

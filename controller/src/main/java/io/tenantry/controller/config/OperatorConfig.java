@@ -49,6 +49,7 @@ public class OperatorConfig {
   public RateLimits rateLimits = new RateLimits();
   public LeaderElection leaderElection = new LeaderElection();
   public DatabaseImages databaseImages = new DatabaseImages();
+  public SecretStore secretStore = new SecretStore();
   @JsonPropertyDescription("Plans by name; spec.plan selects one.")
   public Map<String, Plan> plans = new LinkedHashMap<>(Map.of("standard", Plan.standard()));
 
@@ -67,6 +68,18 @@ public class OperatorConfig {
     public int leaseDurationSeconds = 15;
     public int renewDeadlineSeconds = 10;
     public int retryPeriodSeconds = 2;
+  }
+
+  /** Where the encrypted secrets live, and how often the template namespace is refreshed from there. */
+  public static class SecretStore {
+    @JsonPropertyDescription("file:<directory> (the embedded default, with a local Tink keyset) or gs://<bucket> (with a Cloud KMS key).")
+    public String location = "file:" + System.getProperty("user.home") + "/.local/share/tenantry/secret-store";
+    @JsonPropertyDescription("For file: stores, the Tink keyset file; created on first use. Default: <directory>/keyset.json.")
+    public String keysetFile;
+    @JsonPropertyDescription("For gs:// stores, the Cloud KMS key: projects/P/locations/L/keyRings/R/cryptoKeys/K.")
+    public String kmsKeyName;
+    @JsonPropertyDescription("Seconds between two refreshes of the template namespace from the store.")
+    public int templateSyncSeconds = 60;
   }
 
   /** Images of the database engines; the tag is spec.databases[].version. */
@@ -133,6 +146,15 @@ public class OperatorConfig {
     }
     if (leaderElection.renewDeadlineSeconds >= leaderElection.leaseDurationSeconds) {
       errors.add("leaderElection.renewDeadlineSeconds: must be shorter than leaseDurationSeconds");
+    }
+    if (secretStore.location == null
+        || !(secretStore.location.startsWith("file:") || secretStore.location.startsWith("gs://"))) {
+      errors.add("secretStore.location: must be file:<directory> or gs://<bucket>");
+    } else if (secretStore.location.startsWith("gs://") && (secretStore.kmsKeyName == null || secretStore.kmsKeyName.isBlank())) {
+      errors.add("secretStore.kmsKeyName: required for a gs:// store");
+    }
+    if (secretStore.templateSyncSeconds < 1) {
+      errors.add("secretStore.templateSyncSeconds: must be at least 1");
     }
     if (plans == null || plans.isEmpty()) {
       errors.add("plans: at least one plan is required");

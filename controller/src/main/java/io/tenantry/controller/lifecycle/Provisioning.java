@@ -16,6 +16,10 @@ import io.tenantry.controller.resources.TenantContext;
 import io.tenantry.controller.resources.Workloads;
 import io.tenantry.controller.rollout.Readiness;
 import io.tenantry.controller.rollout.RolloutGate;
+import io.tenantry.controller.secrets.TemplateDistribution;
+import io.tenantry.controller.secrets.TenantSecrets;
+import io.tenantry.controller.status.SecretsStatus;
+import io.tenantry.secretstore.SecretStoreException;
 import io.tenantry.controller.status.Clocks;
 import io.tenantry.controller.status.StatusBuilder;
 import java.time.Clock;
@@ -42,14 +46,19 @@ final class Provisioning {
   private final InformerCache cache;
   private final Converger converger;
   private final RolloutGate gate;
+  private final TenantSecrets secrets;
+  private final TemplateDistribution templates;
   private final Clock clock;
   /** Tenants whose rollout passed its deadline, with the generation that did. */
   private final Map<String, Long> timedOut = new ConcurrentHashMap<>();
 
-  Provisioning(InformerCache cache, Converger converger, RolloutGate gate, Clock clock) {
+  Provisioning(InformerCache cache, Converger converger, RolloutGate gate, TenantSecrets secrets,
+      TemplateDistribution templates, Clock clock) {
     this.cache = cache;
     this.converger = converger;
     this.gate = gate;
+    this.secrets = secrets;
+    this.templates = templates;
     this.clock = clock;
   }
 
@@ -59,9 +68,24 @@ final class Provisioning {
     Namespace namespace = cache.get(Namespace.class, null, ctx.namespace());
     if (namespace != null && namespace.getMetadata().getDeletionTimestamp() != null) {
       // A terminating namespace is waited out: its deletion event brings the tenant back to recreate it.
-      return new Outcome(status(ctx, workloads), SyncResult.done());
+      return new Outcome(status(ctx, workloads, SecretsStatus.failed("NamespaceTerminating", "namespace is terminating")),
+          SyncResult.done());
     }
-    List<HasMetadata> desired = DesiredState.of(ctx, Credentials.passwords(ctx, cache), workloads);
+    TenantSecrets.Resolved resolved;
+    try {
+      resolved = secrets.resolve(ctx);
+    } catch (SecretStoreException e) {
+      // Nothing is written or deleted: the tenant keeps running on what it has until the store is back.
+      LOG.warn("secret store unavailable {} {}", kv("tenant", name), kv("error", e.getMessage()));
+      return new Outcome(status(ctx, workloads, SecretsStatus.failed(e.getClass().getSimpleName().replace("Exception", ""),
+          e.getMessage())), SyncResult.withBackoff());
+    }
+    String templateError = templates.error();
+    SecretsStatus secretsStatus = templateError != null
+        ? SecretsStatus.failed("TemplateSyncFailed", templateError)
+        : new SecretsStatus(true, "Synced", resolved.templates().size() + " template secrets and "
+            + resolved.credentials().size() + " database credentials in place", resolved.version());
+    List<HasMetadata> desired = DesiredState.of(ctx, resolved.credentials(), resolved.templates(), workloads);
     ChangePlan plan = Converger.plan(desired, cache.ownedBy(name));
     boolean workloadWrites = plan.writes(WORKLOAD);
     boolean rolledOut = desired.stream().filter(WORKLOAD).allMatch(this::rolledOut);
@@ -70,28 +94,28 @@ final class Provisioning {
       gate.release(name, true);
       timedOut.remove(name);
       converger.execute(plan, o -> false);
-      return new Outcome(status(ctx, workloads), SyncResult.done(), plan.isEmpty());
+      return new Outcome(status(ctx, workloads, secretsStatus), SyncResult.done(), plan.isEmpty());
     }
     Long failedGeneration = timedOut.get(name);
     if (!workloadWrites && failedGeneration != null && failedGeneration.equals(tenant.getMetadata().getGeneration())) {
       converger.execute(plan, o -> false);
-      return new Outcome(degraded(ctx, workloads), SyncResult.withBackoff());
+      return new Outcome(degraded(ctx, workloads, secretsStatus), SyncResult.withBackoff());
     }
     if (!gate.acquire(name)) {
       LOG.debug("waiting for a rollout slot {}", kv("tenant", name));
       converger.execute(plan, WORKLOAD);
-      return new Outcome(status(ctx, workloads), SyncResult.done());
+      return new Outcome(status(ctx, workloads, secretsStatus), SyncResult.done());
     }
     Duration remaining = gate.remaining(name);
     if (remaining.isNegative() || remaining.isZero()) {
       gate.timedOut(name);
       timedOut.put(name, tenant.getMetadata().getGeneration());
       LOG.warn("rollout passed its deadline {} {}", kv("tenant", name), kv("deadlineSeconds", ctx.config().rolloutDeadlineSeconds));
-      return new Outcome(degraded(ctx, workloads), SyncResult.withBackoff());
+      return new Outcome(degraded(ctx, workloads, secretsStatus), SyncResult.withBackoff());
     }
     timedOut.remove(name);
     converger.execute(plan, o -> false);
-    return new Outcome(status(ctx, workloads), SyncResult.after(remaining));
+    return new Outcome(status(ctx, workloads, secretsStatus), SyncResult.after(remaining));
   }
 
   /** Forgets a tenant that is gone or purged: its slot goes to the next in line. */
@@ -108,12 +132,13 @@ final class Provisioning {
         : Readiness.rolledOut(cache.get(StatefulSet.class, ns, name));
   }
 
-  private TenantStatus status(TenantContext ctx, Workloads workloads) {
-    return StatusBuilder.provisioned(ctx.tenant(), ctx.namespace(), Observer.observe(ctx, cache), workloads, Clocks.now(clock));
+  private TenantStatus status(TenantContext ctx, Workloads workloads, SecretsStatus secretsStatus) {
+    return StatusBuilder.provisioned(ctx.tenant(), ctx.namespace(), Observer.observe(ctx, cache), workloads, secretsStatus,
+        Clocks.now(clock));
   }
 
-  private TenantStatus degraded(TenantContext ctx, Workloads workloads) {
-    TenantStatus observed = status(ctx, workloads);
+  private TenantStatus degraded(TenantContext ctx, Workloads workloads, SecretsStatus secretsStatus) {
+    TenantStatus observed = status(ctx, workloads, secretsStatus);
     return StatusBuilder.failed(observed, ctx.tenant().getMetadata().getGeneration(), "RolloutTimedOut",
         "not rolled out within " + ctx.config().rolloutDeadlineSeconds + "s: " + observed.getConditions().get(0).getMessage(),
         Clocks.now(clock));

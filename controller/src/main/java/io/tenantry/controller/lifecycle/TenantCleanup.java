@@ -7,7 +7,7 @@ package io.tenantry.controller.lifecycle;
  */
 public interface TenantCleanup {
 
-  /** Nothing outside the cluster to delete (until the secret store and fleet records are wired in). */
+  /** Nothing outside the cluster to delete. */
   TenantCleanup NONE = tenant -> { };
 
   void purge(String tenant) throws Exception;

@@ -15,6 +15,8 @@ import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.controller.config.Plan;
 import io.tenantry.controller.resources.TenantContext;
 import io.tenantry.controller.rollout.RolloutGate;
+import io.tenantry.controller.secrets.TemplateDistribution;
+import io.tenantry.controller.secrets.TenantSecrets;
 import io.tenantry.controller.status.Clocks;
 import io.tenantry.controller.status.EventRecorder;
 import io.tenantry.controller.status.StatusBuilder;
@@ -49,19 +51,25 @@ public final class TenantReconciler {
   private final EventRecorder events;
   private final Clock clock;
   private final Provisioning provisioning;
+  private final TemplateDistribution templates;
   private final Map<TenantState, StateHandler> handlers = new EnumMap<>(TenantState.class);
   /** Per tenant, the cache fingerprint of its last sync that found it converged and wrote nothing. */
   private final Map<String, Long> converged = new ConcurrentHashMap<>();
 
+  /**
+   * @param cleanup deletes a purged tenant's records outside the cluster (its stored secrets, fleet records)
+   */
   public TenantReconciler(KubernetesClient client, InformerCache cache, OperatorConfig config, Applier applier,
-      RolloutGate gate, TenantCleanup cleanup, EventRecorder events, Clock clock) {
+      RolloutGate gate, TenantSecrets secrets, TemplateDistribution templates, TenantCleanup cleanup,
+      EventRecorder events, Clock clock) {
     this.client = client;
     this.cache = cache;
     this.config = config;
     this.statusWriter = new StatusWriter(client);
     this.events = events;
     this.clock = clock;
-    this.provisioning = new Provisioning(cache, new Converger(applier), gate, clock);
+    this.templates = templates;
+    this.provisioning = new Provisioning(cache, new Converger(applier), gate, secrets, templates, clock);
     StateHandler active = new ActiveState(provisioning);
     handlers.put(TenantState.New, active);
     handlers.put(TenantState.Active, active);
@@ -80,7 +88,7 @@ public final class TenantReconciler {
     }
     // Nothing about the tenant changed since a sync found it converged: it still is. This is the
     // resync of a converged tenant, the common case, and it reads a few cache entries only.
-    long fingerprint = cache.fingerprint(name);
+    long fingerprint = cache.fingerprint(name) * 31 + templates.stateVersion();
     Long last = converged.get(name);
     if (last != null && last == fingerprint) {
       return SyncResult.done();

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.tenantry.controller.config.OperatorConfig;
+import io.tenantry.controller.lifecycle.TenantCleanup;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,7 +36,8 @@ public final class Main {
     OperatorConfig config = configFile == null ? OperatorConfig.defaults() : OperatorConfig.load(configFile);
     Config clientConfig = kubeconfig == null ? Config.autoConfigure(null) : Config.fromKubeconfig(Files.readString(kubeconfig));
     KubernetesClient client = new KubernetesClientBuilder().withConfig(clientConfig).build();
-    Operator operator = new Operator(client, config, identity, () -> Runtime.getRuntime().halt(1));
+    Operator operator = new Operator(client, config, identity, () -> Runtime.getRuntime().halt(1),
+        SecretStores.open(config.secretStore), TenantCleanup.NONE);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       operator.close();

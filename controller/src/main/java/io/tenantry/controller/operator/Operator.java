@@ -25,11 +25,18 @@ import io.tenantry.controller.queue.MaxOfRateLimiter;
 import io.tenantry.controller.queue.RateLimitingQueue;
 import io.tenantry.controller.queue.Ticker;
 import io.tenantry.controller.server.HttpEndpoints;
+import io.tenantry.controller.secrets.TemplateDistribution;
+import io.tenantry.controller.secrets.TenantSecrets;
 import io.tenantry.controller.status.EventRecorder;
+import io.tenantry.secretstore.SecretStore;
+import io.tenantry.secretstore.sync.TemplateSync;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -53,6 +60,12 @@ public final class Operator implements AutoCloseable {
   private final InformerCache cache;
   private final TenantReconciler reconciler;
   private final Workers workers;
+  private final TemplateDistribution templates;
+  private final ScheduledExecutorService templateRefresh = Executors.newSingleThreadScheduledExecutor(r -> {
+    Thread t = new Thread(r, "template-refresh");
+    t.setDaemon(true);
+    return t;
+  });
   private final HttpEndpoints http;
   private final AtomicBoolean leading = new AtomicBoolean();
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -62,16 +75,12 @@ public final class Operator implements AutoCloseable {
    * @param onLostLeadership what to do when the lease is lost while running (the process exits:
    *     a former leader must not keep writing)
    */
-  public Operator(KubernetesClient client, OperatorConfig config, String identity, Runnable onLostLeadership)
-      throws IOException {
-    this(client, config, identity, onLostLeadership, TenantCleanup.NONE);
-  }
-
   /**
-   * @param cleanup deletes a purged tenant's records outside the cluster
+   * @param store the encrypted secret store (template secrets, tenants' database credentials)
+   * @param fleetCleanup deletes a purged tenant's fleet records
    */
   public Operator(KubernetesClient client, OperatorConfig config, String identity, Runnable onLostLeadership,
-      TenantCleanup cleanup) throws IOException {
+      SecretStore store, TenantCleanup fleetCleanup) throws IOException {
     config.validate();
     this.client = client;
     this.config = config;
@@ -85,8 +94,15 @@ public final class Operator implements AutoCloseable {
     Clock clock = Clock.systemUTC();
     RolloutGate gate = new RolloutGate(config.maxConcurrentRollouts, Duration.ofSeconds(config.rolloutDeadlineSeconds),
         queue::add, registry, Ticker.system());
-    this.reconciler = new TenantReconciler(client, cache, config, new Applier(client, registry), gate, cleanup,
-        new EventRecorder(client, identity, clock), clock);
+    this.templates = new TemplateDistribution(new TemplateSync(store, client, config.templateNamespace), cache,
+        () -> cache.tenantNames().forEach(queue::add));
+    TenantSecrets secrets = new TenantSecrets(store, cache);
+    TenantCleanup cleanup = tenant -> {
+      secrets.purge(tenant);
+      fleetCleanup.purge(tenant);
+    };
+    this.reconciler = new TenantReconciler(client, cache, config, new Applier(client, registry), gate, secrets, templates,
+        cleanup, new EventRecorder(client, identity, clock), clock);
     this.workers = new Workers(queue, reconciler::sync, reconciler::failed, registry);
     this.http = new HttpEndpoints(config.httpPort, () -> !closed.get(), this::isReady, registry);
   }
@@ -121,6 +137,7 @@ public final class Operator implements AutoCloseable {
     try {
       LOG.info("leading: starting informers {}", kv("identity", identity));
       cache.start(Duration.ofMinutes(2));
+      templateRefresh.scheduleWithFixedDelay(templates::refresh, 0, config.secretStore.templateSyncSeconds, TimeUnit.SECONDS);
       workers.start(config.workers);
       leading.set(true);
       LOG.info("caches synced, workers started {} {}", kv("workers", config.workers), kv("tenants", cache.tenantNames().size()));
@@ -184,6 +201,11 @@ public final class Operator implements AutoCloseable {
     return queue;
   }
 
+  /** Refreshes the template namespace from the store now (the operator also does so periodically). */
+  public void refreshTemplates() {
+    templates.refresh();
+  }
+
   public int syncsInProgress() {
     return workers.inProgress();
   }
@@ -204,6 +226,7 @@ public final class Operator implements AutoCloseable {
     }
     LOG.info("operator stopping: draining the queue {}", kv("queued", queue.len()));
     leading.set(false);
+    templateRefresh.shutdownNow();
     try {
       queue.shutDownWithDrain();
       workers.join();

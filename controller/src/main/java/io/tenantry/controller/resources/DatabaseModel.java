@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
+import io.tenantry.api.WellKnown;
 import io.tenantry.api.v1alpha1.DatabaseEngine;
 import io.tenantry.api.v1alpha1.DatabaseSpec;
 import io.tenantry.controller.config.OperatorConfig;
@@ -135,21 +136,39 @@ public final class DatabaseModel {
         .build();
   }
 
-  /** The credentials Secret; {@code password} is generated once by the caller and never rotated by a resync. */
-  public static Secret credentials(TenantContext ctx, DatabaseSpec db, String password) {
+  /** The credentials Secret, with the store version and content hash of the credentials it holds. */
+  public static Secret credentials(TenantContext ctx, DatabaseSpec db, DatabaseCredentials credentials) {
     Map<String, String> data = new LinkedHashMap<>();
-    data.put(USERNAME_KEY, base64(engine(db.getEngine()).username()));
-    data.put(PASSWORD_KEY, base64(password));
+    data.put(USERNAME_KEY, base64(credentials.username()));
+    data.put(PASSWORD_KEY, base64(credentials.password()));
     return new SecretBuilder()
         .withMetadata(ctx.meta(Names.credentials(db.getName()), Labels.workload(ctx.name(), Labels.COMPONENT_DATABASE, db.getName())))
+        .editMetadata()
+        .addToAnnotations(WellKnown.SECRET_VERSION, credentials.version())
+        .addToAnnotations(WellKnown.CONTENT_HASH, credentials.contentHash())
+        .endMetadata()
         .withType("Opaque")
         .withData(data)
         .build();
   }
 
+  /** The user a new database's credentials name. */
+  public static String defaultUsername(DatabaseEngine engine) {
+    return engine(engine).username();
+  }
+
+  /** The username kept in a credentials Secret, or null. */
+  public static String username(Secret secret) {
+    return decoded(secret, USERNAME_KEY);
+  }
+
   /** The password kept in a credentials Secret, or null. */
   public static String password(Secret secret) {
-    String encoded = secret == null || secret.getData() == null ? null : secret.getData().get(PASSWORD_KEY);
+    return decoded(secret, PASSWORD_KEY);
+  }
+
+  private static String decoded(Secret secret, String key) {
+    String encoded = secret == null || secret.getData() == null ? null : secret.getData().get(key);
     return encoded == null ? null : new String(Base64.getDecoder().decode(encoded), StandardCharsets.UTF_8);
   }
 

@@ -1,6 +1,7 @@
 package io.tenantry.controller.resources;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.tenantry.api.v1alpha1.AppSpec;
 import io.tenantry.api.v1alpha1.DatabaseSpec;
 import java.util.ArrayList;
@@ -9,8 +10,8 @@ import java.util.Map;
 
 /**
  * Everything a tenant should have in the cluster, as a pure function of its spec, plan, the
- * operator's settings and the database passwords. Ordered so that what others depend on comes
- * first: namespace, guardrails, credentials, databases, apps.
+ * operator's settings and its secrets. Ordered so that what others depend on comes first:
+ * namespace, guardrails, secrets, databases, apps.
  */
 public final class DesiredState {
 
@@ -18,9 +19,11 @@ public final class DesiredState {
   }
 
   /**
-   * @param passwords the password of each database by name; each must be present
+   * @param credentials the credentials of each database by name; each must be present
+   * @param templates the template namespace's Secrets, copied into the tenant namespace
    */
-  public static List<HasMetadata> of(TenantContext ctx, Map<String, String> passwords, Workloads workloads) {
+  public static List<HasMetadata> of(TenantContext ctx, Map<String, DatabaseCredentials> credentials, List<Secret> templates,
+      Workloads workloads) {
     List<HasMetadata> objects = new ArrayList<>();
     objects.add(NamespaceModel.namespace(ctx));
     objects.addAll(RbacModel.roles(ctx));
@@ -28,12 +31,13 @@ public final class DesiredState {
     objects.addAll(NetworkPolicyModel.networkPolicies(ctx));
     objects.add(QuotaModel.resourceQuota(ctx));
     objects.add(QuotaModel.limitRange(ctx));
+    templates.forEach(t -> objects.add(SecretCopyModel.copy(ctx, t)));
     for (DatabaseSpec db : ctx.tenant().getSpec().getDatabases()) {
-      String password = passwords.get(db.getName());
-      if (password == null) {
-        throw new IllegalArgumentException("no password for database " + db.getName());
+      DatabaseCredentials dbCredentials = credentials.get(db.getName());
+      if (dbCredentials == null) {
+        throw new IllegalArgumentException("no credentials for database " + db.getName());
       }
-      objects.add(DatabaseModel.credentials(ctx, db, password));
+      objects.add(DatabaseModel.credentials(ctx, db, dbCredentials));
       if (workloads != Workloads.REMOVED) {
         objects.add(DatabaseModel.service(ctx, db));
         objects.add(DatabaseModel.podDisruptionBudget(ctx, db));

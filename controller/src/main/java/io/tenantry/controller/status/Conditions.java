@@ -9,6 +9,7 @@ public final class Conditions {
 
   public static final String READY = "Ready";
   public static final String NAMESPACE_READY = "NamespaceReady";
+  public static final String SECRETS_SYNCED = "SecretsSynced";
   public static final String DATABASES_READY = "DatabasesReady";
   public static final String APPS_READY = "AppsReady";
 

@@ -36,8 +36,9 @@ public final class StatusBuilder {
   }
 
   /** The status of a tenant whose objects are in place, with its workloads as {@code workloads} asks. */
-  public static TenantStatus provisioned(Tenant tenant, String namespace, Observed observed, Workloads workloads, String now) {
-    return switch (workloads) {
+  public static TenantStatus provisioned(Tenant tenant, String namespace, Observed observed, Workloads workloads,
+      SecretsStatus secrets, String now) {
+    TenantStatus status = switch (workloads) {
       case RUNNING -> running(tenant, namespace, observed, now);
       case SCALED_TO_ZERO -> stopped(tenant, namespace, observed, TenantPhase.Frozen, "Frozen",
           "workloads scaled to zero", observed.deployments().values().stream().allMatch(Readiness::rolledOut)
@@ -46,6 +47,26 @@ public final class StatusBuilder {
           "workloads removed; volumes and secrets kept",
           observed.deployments().isEmpty() && observed.statefulSets().isEmpty(), now);
     };
+    return withSecrets(status, tenant, secrets, now);
+  }
+
+  /**
+   * Adds the SecretsSynced condition (after NamespaceReady) and, when the secrets are in place,
+   * the version they are at; a failure keeps the version last applied. Readiness does not depend
+   * on it: a tenant whose secrets cannot be refreshed keeps running on the ones it has.
+   */
+  static TenantStatus withSecrets(TenantStatus status, Tenant tenant, SecretsStatus secrets, String now) {
+    List<Condition> previous = tenant.getStatus() == null ? List.of() : tenant.getStatus().getConditions();
+    Condition condition = Conditions.condition(previous, Conditions.SECRETS_SYNCED, secrets.synced(), secrets.reason(),
+        secrets.message(), tenant.getMetadata().getGeneration(), now);
+    List<Condition> conditions = new ArrayList<>(status.getConditions());
+    conditions.removeIf(c -> Conditions.SECRETS_SYNCED.equals(c.getType()));
+    conditions.add(Math.min(2, conditions.size()), condition);
+    status.setConditions(conditions);
+    if (secrets.synced()) {
+      status.setSecretsVersion(secrets.version());
+    }
+    return status;
   }
 
   private static TenantStatus running(Tenant tenant, String namespace, Observed observed, String now) {

@@ -13,7 +13,12 @@ import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.api.v1alpha1.TenantSpec;
 import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.controller.config.OperatorConfig;
+import io.tenantry.controller.lifecycle.TenantCleanup;
 import io.tenantry.controller.operator.Operator;
+import io.tenantry.secretstore.LocalSecretStore;
+import io.tenantry.secretstore.SecretStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import io.tenantry.testsupport.Crds;
 import io.tenantry.testsupport.TestCluster;
 import io.tenantry.testsupport.ClusterKind;
@@ -66,7 +71,9 @@ public final class ControllerBenchmark {
       config.rateLimits.qps = 1000;
       config.rateLimits.burst = 1000;
       config.maxConcurrentRollouts = 200; // Converging from empty is not what is measured.
-      try (Operator operator = new Operator(operatorClient, config, "bench", () -> { })) {
+      Path storeDirectory = Files.createTempDirectory("tenantry-bench-store-");
+      SecretStore store = LocalSecretStore.open(storeDirectory, storeDirectory.resolve("keyset.json"));
+      try (Operator operator = new Operator(operatorClient, config, "bench", () -> { }, store, TenantCleanup.NONE)) {
         operator.start();
         waitUntil(operator::isReady, 60);
         long heapEmpty = heapAfterGc();

@@ -97,7 +97,7 @@ class ActiveTenantIT {
     assertThat(ready.getStatus().getNamespace()).isEqualTo(ns);
     assertThat(ready.getStatus().getVersions()).isEqualTo("web=1.0.0");
     assertThat(ready.getStatus().getConditions()).extracting(c -> c.getType() + "=" + c.getStatus())
-        .containsExactly("Ready=True", "NamespaceReady=True", "DatabasesReady=True", "AppsReady=True");
+        .containsExactly("Ready=True", "NamespaceReady=True", "SecretsSynced=True", "DatabasesReady=True", "AppsReady=True");
     assertThat(client.v1().events().inNamespace("default").list().getItems())
         .anySatisfy(e -> {
           assertThat(e.getInvolvedObject().getName()).isEqualTo(name);

@@ -104,12 +104,14 @@ class LeaderElectionIT {
     Path config = workDir.resolve(identity + ".yaml");
     Files.writeString(config, """
         httpPort: %d
+        secretStore:
+          location: file:%s
         leaderElection:
           leaseName: %s
           leaseDurationSeconds: %d
           renewDeadlineSeconds: %d
           retryPeriodSeconds: %d
-        """.formatted(port, leaseName, LEASE_SECONDS, LEASE_SECONDS - 2, RETRY_SECONDS));
+        """.formatted(port, workDir.toAbsolutePath().resolve("store"), leaseName, LEASE_SECONDS, LEASE_SECONDS - 2, RETRY_SECONDS));
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     return new ProcessBuilder(List.of(java, "-cp", System.getProperty("java.class.path"),
         Main.class.getName(), "--kubeconfig", workDir.resolve("kubeconfig").toString(),

@@ -15,6 +15,9 @@ import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.api.v1alpha1.TenantSpec;
 import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.controller.config.OperatorConfig;
+import io.tenantry.controller.lifecycle.TenantCleanup;
+import io.tenantry.secretstore.LocalSecretStore;
+import io.tenantry.secretstore.SecretStore;
 import io.tenantry.testsupport.Crds;
 import io.tenantry.testsupport.TestBinaries;
 import io.tenantry.testsupport.TestCluster;
@@ -30,6 +33,8 @@ final class OperatorHarness implements AutoCloseable {
   private static final AtomicInteger SEQUENCE = new AtomicInteger();
 
   final RequestCounter requests = new RequestCounter();
+  final Path storeDirectory;
+  final SecretStore store;
   final KubernetesClient operatorClient;
   final Operator operator;
 
@@ -40,9 +45,11 @@ final class OperatorHarness implements AutoCloseable {
         .build();
     config.httpPort = 0;
     config.leaderElection.enabled = false;
+    storeDirectory = Files.createTempDirectory("tenantry-store-");
+    store = LocalSecretStore.open(storeDirectory, storeDirectory.resolve("keyset.json"));
     operator = new Operator(operatorClient, config, "test-" + ProcessHandle.current().pid(), () -> {
       throw new IllegalStateException("an operator without leader election cannot lose leadership");
-    });
+    }, store, TenantCleanup.NONE);
     operator.start();
     await().atMost(Duration.ofMinutes(1)).until(operator::isReady);
   }

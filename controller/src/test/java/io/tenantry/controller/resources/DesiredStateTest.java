@@ -26,7 +26,9 @@ import org.junit.jupiter.api.Test;
 
 class DesiredStateTest {
 
-  private static final Map<String, String> PASSWORDS = Map.of("main", "s3cret-main", "cache", "s3cret-cache");
+  private static final Map<String, DatabaseCredentials> CREDENTIALS = Map.of(
+      "main", new DatabaseCredentials("tenant", "s3cret-main", "v1", "h1"),
+      "cache", new DatabaseCredentials("default", "s3cret-cache", "v2", "h2"));
 
   static Tenant tenant() {
     Tenant tenant = new Tenant();
@@ -53,7 +55,7 @@ class DesiredStateTest {
 
   @Test
   void anActiveTenantGetsItsWholeStackInDependencyOrder() {
-    List<HasMetadata> objects = DesiredState.of(context(tenant(), OperatorConfig.defaults()), PASSWORDS, Workloads.RUNNING);
+    List<HasMetadata> objects = DesiredState.of(context(tenant(), OperatorConfig.defaults()), CREDENTIALS, List.of(), Workloads.RUNNING);
     assertThat(keys(objects)).containsExactly(
         "Namespace/tenant-acme",
         "Role/tenant-admin", "Role/tenant-operator", "Role/tenant-viewer",
@@ -69,6 +71,23 @@ class DesiredStateTest {
       assertThat(o.getMetadata().getOwnerReferences()).as("no ownerReference may cascade a deletion into customer data").isEmpty();
     });
     assertThat(objects.stream().skip(1)).allSatisfy(o -> assertThat(o.getMetadata().getNamespace()).isEqualTo("tenant-acme"));
+  }
+
+  @Test
+  void templateSecretsAreCopiedWithTheirHashAndVersion() {
+    Secret template = new io.fabric8.kubernetes.api.model.SecretBuilder()
+        .withNewMetadata().withName("smtp").withNamespace("tenantry-templates")
+        .addToLabels("tenantry.io/template", "true").addToAnnotations("tenantry.io/content-hash", "abc")
+        .addToAnnotations("tenantry.io/secret-version", "7").endMetadata()
+        .withType("Opaque").addToData("password", "c2VjcmV0").build();
+    List<HasMetadata> objects = DesiredState.of(context(tenant(), OperatorConfig.defaults()), CREDENTIALS, List.of(template),
+        Workloads.RUNNING);
+    Secret copy = (Secret) objects.stream().filter(o -> o.getMetadata().getName().equals("smtp")).findFirst().orElseThrow();
+    assertThat(copy.getMetadata().getNamespace()).isEqualTo("tenant-acme");
+    assertThat(copy.getMetadata().getLabels()).containsEntry("tenantry.io/template", "copy").containsEntry(Labels.TENANT, "acme");
+    assertThat(copy.getMetadata().getAnnotations()).containsEntry("tenantry.io/content-hash", "abc")
+        .containsEntry("tenantry.io/secret-version", "7");
+    assertThat(copy.getData()).isEqualTo(template.getData());
   }
 
   @Test
@@ -115,13 +134,16 @@ class DesiredStateTest {
     });
     assertThat(statefulSet.getSpec().getVolumeClaimTemplates().get(0).getSpec().getResources().getRequests())
         .containsEntry("storage", new Quantity("10Gi"));
-    Secret credentials = DatabaseModel.credentials(ctx, main, "s3cret-main");
+    Secret credentials = DatabaseModel.credentials(ctx, main, CREDENTIALS.get("main"));
     assertThat(DatabaseModel.password(credentials)).isEqualTo("s3cret-main");
+    assertThat(DatabaseModel.username(credentials)).isEqualTo("tenant");
+    assertThat(credentials.getMetadata().getAnnotations()).containsEntry("tenantry.io/secret-version", "v1")
+        .containsEntry("tenantry.io/content-hash", "h1");
   }
 
   @Test
   void frozenScalesWorkloadsToZeroAndKeepsEverythingElse() {
-    List<HasMetadata> objects = DesiredState.of(context(tenant(), OperatorConfig.defaults()), PASSWORDS, Workloads.SCALED_TO_ZERO);
+    List<HasMetadata> objects = DesiredState.of(context(tenant(), OperatorConfig.defaults()), CREDENTIALS, List.of(), Workloads.SCALED_TO_ZERO);
     assertThat(objects).filteredOn(o -> o instanceof Deployment)
         .allSatisfy(o -> assertThat(((Deployment) o).getSpec().getReplicas()).isZero()).hasSize(2);
     assertThat(objects).filteredOn(o -> o instanceof StatefulSet)
@@ -131,7 +153,7 @@ class DesiredStateTest {
 
   @Test
   void archivedKeepsNamespaceGuardrailsAndSecretsOnly() {
-    List<HasMetadata> objects = DesiredState.of(context(tenant(), OperatorConfig.defaults()), PASSWORDS, Workloads.REMOVED);
+    List<HasMetadata> objects = DesiredState.of(context(tenant(), OperatorConfig.defaults()), CREDENTIALS, List.of(), Workloads.REMOVED);
     assertThat(objects).noneMatch(o -> o instanceof Deployment || o instanceof StatefulSet);
     assertThat(keys(objects)).contains("Secret/db-main-credentials", "Secret/db-cache-credentials", "ResourceQuota/tenant-quota");
   }
@@ -140,7 +162,7 @@ class DesiredStateTest {
   void externallyManagedReplicasAreLeftOutOfTheDeployment() {
     OperatorConfig config = OperatorConfig.defaults();
     config.appReplicasManagedExternally = true;
-    List<HasMetadata> objects = DesiredState.of(context(tenant(), config), PASSWORDS, Workloads.RUNNING);
+    List<HasMetadata> objects = DesiredState.of(context(tenant(), config), CREDENTIALS, List.of(), Workloads.RUNNING);
     assertThat(objects).filteredOn(o -> o instanceof Deployment)
         .allSatisfy(o -> assertThat(((Deployment) o).getSpec().getReplicas()).isNull());
   }
@@ -167,7 +189,8 @@ class DesiredStateTest {
 
   @Test
   void everyDatabaseNeedsAPassword() {
-    assertThatThrownBy(() -> DesiredState.of(context(tenant(), OperatorConfig.defaults()), Map.of("main", "x"), Workloads.RUNNING))
-        .hasMessage("no password for database cache");
+    assertThatThrownBy(() -> DesiredState.of(context(tenant(), OperatorConfig.defaults()),
+        Map.of("main", CREDENTIALS.get("main")), List.of(), Workloads.RUNNING))
+        .hasMessage("no credentials for database cache");
   }
 }

@@ -44,7 +44,8 @@ class StatusBuilderTest {
 
   private static TenantStatus build(Tenant tenant, Deployment deployment, String now) {
     return StatusBuilder.provisioned(tenant, "tenant-acme",
-        new StatusBuilder.Observed(NS, Map.of("web", deployment), Map.of()), Workloads.RUNNING, now);
+        new StatusBuilder.Observed(NS, Map.of("web", deployment), Map.of()), Workloads.RUNNING,
+        new SecretsStatus(true, "Synced", "0 template secrets and 0 database credentials in place", "abc123"), now);
   }
 
   @Test
@@ -54,7 +55,8 @@ class StatusBuilderTest {
     assertThat(status.getVersions()).isEqualTo("web=1.0");
     assertThat(status.getObservedGeneration()).isEqualTo(3L);
     assertThat(status.getConditions()).extracting(c -> c.getType() + "=" + c.getStatus())
-        .containsExactly("Ready=True", "NamespaceReady=True", "DatabasesReady=True", "AppsReady=True");
+        .containsExactly("Ready=True", "NamespaceReady=True", "SecretsSynced=True", "DatabasesReady=True", "AppsReady=True");
+    assertThat(status.getSecretsVersion()).isEqualTo("abc123");
   }
 
   @Test
@@ -86,6 +88,23 @@ class StatusBuilderTest {
     TenantStatus broken = build(tenant, deployment("1.0", 1, 1, 2, 1), "2026-01-01T06:00:00Z");
     assertThat(broken.getConditions().get(0).getLastTransitionTime()).isEqualTo("2026-01-01T06:00:00Z");
     assertThat(broken.getConditions().get(1).getLastTransitionTime()).isEqualTo("2026-01-01T00:00:00Z");
+  }
+
+  @Test
+  void aSecretsFailureKeepsTheLastVersionAndDoesNotMakeTheTenantUnready() {
+    Tenant tenant = tenant("1.0");
+    tenant.setStatus(build(tenant, deployment("1.0", 1, 1, 2, 2), "2026-01-01T00:00:00Z"));
+    TenantStatus failed = StatusBuilder.provisioned(tenant, "tenant-acme",
+        new StatusBuilder.Observed(NS, Map.of("web", deployment("1.0", 1, 1, 2, 2)), Map.of()), Workloads.RUNNING,
+        SecretsStatus.failed("StoreUnavailable", "secret store bucket b unreachable"), "2026-01-01T01:00:00Z");
+    assertThat(failed.getPhase()).isEqualTo(TenantPhase.Ready);
+    assertThat(failed.getSecretsVersion()).isEqualTo("abc123");
+    assertThat(failed.getConditions().get(2)).satisfies(c -> {
+      assertThat(c.getType()).isEqualTo("SecretsSynced");
+      assertThat(c.getStatus()).isEqualTo("False");
+      assertThat(c.getReason()).isEqualTo("StoreUnavailable");
+      assertThat(c.getMessage()).isEqualTo("secret store bucket b unreachable");
+    });
   }
 
   @Test

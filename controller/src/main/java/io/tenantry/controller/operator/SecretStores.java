@@ -1,0 +1,32 @@
+package io.tenantry.controller.operator;
+
+import com.google.cloud.kms.v1.KeyManagementServiceClient;
+import com.google.cloud.storage.StorageOptions;
+import io.tenantry.controller.config.OperatorConfig;
+import io.tenantry.secretstore.GcsSecretStore;
+import io.tenantry.secretstore.LocalSecretStore;
+import io.tenantry.secretstore.SecretStore;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+
+/** Opens the secret store the configuration names. */
+final class SecretStores {
+
+  private SecretStores() {
+  }
+
+  static SecretStore open(OperatorConfig.SecretStore config) {
+    if (config.location.startsWith("gs://")) {
+      try {
+        return new GcsSecretStore(StorageOptions.getDefaultInstance().getService(), config.location.substring("gs://".length()),
+            KeyManagementServiceClient.create(), config.kmsKeyName);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot create the Cloud KMS client", e);
+      }
+    }
+    Path directory = Path.of(config.location.substring("file:".length()));
+    Path keyset = config.keysetFile != null ? Path.of(config.keysetFile) : directory.resolve("keyset.json");
+    return LocalSecretStore.open(directory, keyset);
+  }
+}
