@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
  * HTTP. Its output goes to target/fake-gcs-server-PORT.log. Stopped by {@link #close()}, or by a
  * shutdown hook if the test JVM exits first.
  */
-final class FakeGcsServer implements AutoCloseable {
+public final class FakeGcsServer implements AutoCloseable {
 
   private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(30);
 
@@ -39,16 +39,28 @@ final class FakeGcsServer implements AutoCloseable {
     Runtime.getRuntime().addShutdownHook(shutdownHook);
   }
 
-  static FakeGcsServer start() throws IOException, InterruptedException {
+  /** A server keeping its objects in memory, on a free port. */
+  public static FakeGcsServer start() throws IOException, InterruptedException {
+    return start(freePort(), null);
+  }
+
+  /**
+   * A server on {@code port} keeping its objects under {@code root} (in memory when null), so that
+   * a server started again on the same port and root serves the same objects: an outage, then recovery.
+   */
+  public static FakeGcsServer start(int port, Path root) throws IOException, InterruptedException {
     TestBinaries binaries = TestBinaries.locate();
     Path binary = binaries.tool("fake-gcs-server");
     binaries.requireBuilt(List.of(binary));
-    int port = freePort();
     Path log = Path.of("target", "fake-gcs-server-" + port + ".log").toAbsolutePath();
     Files.createDirectories(log.getParent());
-    Process process = new ProcessBuilder(binary.toString(),
+    List<String> backend = root == null ? List.of("-backend", "memory")
+        : List.of("-backend", "filesystem", "-filesystem-root", root.toString());
+    List<String> command = new java.util.ArrayList<>(List.of(binary.toString(),
         "-scheme", "http", "-host", "127.0.0.1", "-port", Integer.toString(port),
-        "-backend", "memory", "-external-url", "http://127.0.0.1:" + port, "-log-level", "warn")
+        "-external-url", "http://127.0.0.1:" + port, "-log-level", "warn"));
+    command.addAll(backend);
+    Process process = new ProcessBuilder(command)
         .redirectErrorStream(true)
         .redirectOutput(log.toFile())
         .start();
@@ -63,7 +75,7 @@ final class FakeGcsServer implements AutoCloseable {
   }
 
   /** A client of this server; its retries are short so that tests of an unreachable server end quickly. */
-  Storage storage() {
+  public Storage storage() {
     return StorageOptions.newBuilder()
         .setHost(url())
         .setProjectId("test")
@@ -78,7 +90,11 @@ final class FakeGcsServer implements AutoCloseable {
         .getService();
   }
 
-  String url() {
+  public int port() {
+    return port;
+  }
+
+  public String url() {
     return "http://127.0.0.1:" + port;
   }
 
@@ -121,7 +137,7 @@ final class FakeGcsServer implements AutoCloseable {
     }
   }
 
-  private static int freePort() throws IOException {
+  public static int freePort() throws IOException {
     try (ServerSocket socket = new ServerSocket(0)) {
       return socket.getLocalPort();
     }

@@ -36,7 +36,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * uses (NOT_FOUND for an unknown key, INVALID_ARGUMENT for a ciphertext that does not decrypt,
  * UNAVAILABLE while switched off).
  */
-final class FakeKms extends KeyManagementServiceGrpc.KeyManagementServiceImplBase implements AutoCloseable {
+public final class FakeKms extends KeyManagementServiceGrpc.KeyManagementServiceImplBase implements AutoCloseable {
 
   private final Map<String, Aead> keys = new ConcurrentHashMap<>();
   private final AtomicInteger encryptCalls = new AtomicInteger();
@@ -49,7 +49,7 @@ final class FakeKms extends KeyManagementServiceGrpc.KeyManagementServiceImplBas
   private FakeKms() {
   }
 
-  static FakeKms start() throws IOException {
+  public static FakeKms start() throws IOException {
     FakeKms kms = new FakeKms();
     String name = InProcessServerBuilder.generateName();
     kms.server = InProcessServerBuilder.forName(name).directExecutor().addService(kms).build().start();
@@ -65,18 +65,18 @@ final class FakeKms extends KeyManagementServiceGrpc.KeyManagementServiceImplBas
   }
 
   /** A client of this fake; closed with it. */
-  KeyManagementServiceClient client() {
+  public KeyManagementServiceClient client() {
     return client;
   }
 
-  void addKey(String keyName) throws GeneralSecurityException {
+  public void addKey(String keyName) throws GeneralSecurityException {
     AeadConfig.register();
     keys.put(keyName, KeysetHandle.generateNew(PredefinedAeadParameters.AES256_GCM)
         .getPrimitive(RegistryConfiguration.get(), Aead.class));
   }
 
   /** While set, every call fails with UNAVAILABLE, as when Cloud KMS cannot be reached. */
-  void setUnavailable(boolean unavailable) {
+  public void setUnavailable(boolean unavailable) {
     this.unavailable = unavailable;
   }
 

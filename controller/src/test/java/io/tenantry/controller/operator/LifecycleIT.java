@@ -18,6 +18,8 @@ import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.controller.resources.DatabaseModel;
+import io.tenantry.secretstore.Scope;
+import io.tenantry.secretstore.SecretMetadata;
 import io.tenantry.testsupport.TestCluster;
 import io.tenantry.testsupport.WithCluster;
 import java.time.Duration;
@@ -114,8 +116,11 @@ class LifecycleIT {
     setState(client, name, TenantState.Archived);
     awaitPhase(client, name, TenantPhase.Archived, CONVERGE);
 
+    assertThat(harness.store.list(Scope.tenant(name))).extracting(SecretMetadata::name).containsExactly("db-main-credentials");
+
     setState(client, name, TenantState.Purged);
     Tenant purged = awaitPhase(client, name, TenantPhase.Purged, Duration.ofMinutes(3));
+    assertThat(harness.store.list(Scope.tenant(name))).as("the tenant's secrets in the store").isEmpty();
     assertThat(client.namespaces().withName(ns).get()).isNull();
     assertThat(client.persistentVolumeClaims().inNamespace(ns).list().getItems()).isEmpty();
     assertThat(purged.getStatus().getStateTimestamps().getPurgedAt()).isNotNull();

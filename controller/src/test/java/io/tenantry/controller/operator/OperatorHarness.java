@@ -39,6 +39,11 @@ final class OperatorHarness implements AutoCloseable {
   final Operator operator;
 
   OperatorHarness(TestCluster cluster, OperatorConfig config) throws Exception {
+    this(cluster, config, null);
+  }
+
+  /** An operator on {@code store}, or on a new local store in a temporary directory when null. */
+  OperatorHarness(TestCluster cluster, OperatorConfig config, SecretStore store) throws Exception {
     installCrds(cluster);
     operatorClient = new KubernetesClientBuilder().withConfig(cluster.config())
         .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("count", requests))
@@ -46,10 +51,10 @@ final class OperatorHarness implements AutoCloseable {
     config.httpPort = 0;
     config.leaderElection.enabled = false;
     storeDirectory = Files.createTempDirectory("tenantry-store-");
-    store = LocalSecretStore.open(storeDirectory, storeDirectory.resolve("keyset.json"));
+    this.store = store != null ? store : LocalSecretStore.open(storeDirectory, storeDirectory.resolve("keyset.json"));
     operator = new Operator(operatorClient, config, "test-" + ProcessHandle.current().pid(), () -> {
       throw new IllegalStateException("an operator without leader election cannot lose leadership");
-    }, store, TenantCleanup.NONE);
+    }, this.store, TenantCleanup.NONE);
     operator.start();
     await().atMost(Duration.ofMinutes(1)).until(operator::isReady);
   }

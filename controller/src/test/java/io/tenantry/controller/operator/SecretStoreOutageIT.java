@@ -1,0 +1,134 @@
+package io.tenantry.controller.operator;
+
+import static io.tenantry.controller.operator.OperatorHarness.awaitPhase;
+import static io.tenantry.controller.operator.OperatorHarness.tenant;
+import static io.tenantry.controller.operator.OperatorHarness.uniqueName;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.google.cloud.storage.BucketInfo;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.tenantry.api.v1alpha1.Tenant;
+import io.tenantry.api.v1alpha1.TenantPhase;
+import io.tenantry.controller.config.OperatorConfig;
+import io.tenantry.secretstore.FakeGcsServer;
+import io.tenantry.secretstore.FakeKms;
+import io.tenantry.secretstore.GcsSecretStore;
+import io.tenantry.secretstore.Scope;
+import io.tenantry.testsupport.TestCluster;
+import io.tenantry.testsupport.WithCluster;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The operator on the Google store (fake-gcs-server over real HTTP, an in-process gRPC Cloud KMS
+ * fake): when KMS or the bucket is unavailable, tenants keep running, SecretsSynced=False names
+ * the cause, nothing in the cluster is deleted, and everything recovers by itself.
+ */
+@WithCluster(workloads = true)
+class SecretStoreOutageIT {
+
+  private static final String BUCKET = "tenantry-secrets";
+  private static final String KEY = "projects/test/locations/global/keyRings/tenantry/cryptoKeys/secrets";
+  private static FakeGcsServer gcs;
+  private static FakeKms kms;
+  private static Path gcsRoot;
+  private static OperatorHarness harness;
+  private static KubernetesClient client;
+
+  @BeforeAll
+  static void start(TestCluster cluster, KubernetesClient kubernetesClient) throws Exception {
+    client = kubernetesClient;
+    gcsRoot = Files.createTempDirectory("fake-gcs-");
+    gcs = FakeGcsServer.start(FakeGcsServer.freePort(), gcsRoot);
+    gcs.storage().create(BucketInfo.of(BUCKET));
+    kms = FakeKms.start();
+    kms.addKey(KEY);
+    OperatorConfig config = OperatorConfig.defaults();
+    config.templateNamespace = "tenantry-templates-outage";
+    GcsSecretStore store = new GcsSecretStore(gcs.storage(), BUCKET, kms.client(), KEY);
+    store.put(Scope.template(), "smtp", Map.of("password", "smtp-secret".getBytes(StandardCharsets.UTF_8)));
+    harness = new OperatorHarness(cluster, config, store);
+    harness.operator.refreshTemplates();
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    kms.setUnavailable(false);
+    harness.close();
+    gcs.close();
+    kms.close();
+  }
+
+  @Test
+  void kmsUnavailableAffectsOnlyWhatNeedsItAndRecovers() {
+    String running = uniqueName("running");
+    client.resources(Tenant.class).resource(tenant(running, 1, true)).create();
+    awaitPhase(client, running, TenantPhase.Ready, Duration.ofMinutes(2));
+    String runningNs = "tenant-" + running;
+    String runningPassword = client.secrets().inNamespace(runningNs).withName("db-main-credentials").get().getData().get("password");
+
+    kms.setUnavailable(true);
+    // A new tenant's database needs credentials encrypted by KMS: it cannot get them, and says so.
+    String fresh = uniqueName("fresh");
+    client.resources(Tenant.class).resource(tenant(fresh, 1, true)).create();
+    await().atMost(Duration.ofMinutes(1)).untilAsserted(() -> assertThat(secretsSynced(fresh)).satisfies(c -> {
+      assertThat(c.getStatus()).isEqualTo("False");
+      assertThat(c.getMessage()).contains("Cloud KMS unavailable");
+    }));
+    // A credentials Secret deleted by hand cannot be restored without KMS; nothing else is touched.
+    client.secrets().inNamespace(runningNs).withName("db-main-credentials").delete();
+    await().atMost(Duration.ofMinutes(1)).untilAsserted(() ->
+        assertThat(secretsSynced(running).getStatus()).isEqualTo("False"));
+    assertThat(client.apps().statefulSets().inNamespace(runningNs).withName("db-main").get()).isNotNull();
+    assertThat(client.apps().deployments().inNamespace(runningNs).withName("app-web").get()).isNotNull();
+    assertThat(client.secrets().inNamespace(runningNs).withName("smtp").get()).isNotNull();
+    assertThat(client.resources(Tenant.class).withName(running).get().getStatus().getPhase()).isEqualTo(TenantPhase.Ready);
+
+    kms.setUnavailable(false);
+    awaitPhase(client, fresh, TenantPhase.Ready, Duration.ofMinutes(2));
+    await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> {
+      assertThat(secretsSynced(running).getStatus()).isEqualTo("True");
+      assertThat(secretsSynced(fresh).getStatus()).isEqualTo("True");
+    });
+    assertThat(client.secrets().inNamespace(runningNs).withName("db-main-credentials").get().getData().get("password"))
+        .as("restored from the store, the same bytes").isEqualTo(runningPassword);
+  }
+
+  @Test
+  void bucketUnavailableKeepsTenantsRunningAndRecovers() throws Exception {
+    String name = uniqueName("bucket");
+    client.resources(Tenant.class).resource(tenant(name, 1, false)).create();
+    awaitPhase(client, name, TenantPhase.Ready, Duration.ofMinutes(2));
+    int port = gcs.port();
+
+    gcs.close();
+    harness.operator.refreshTemplates();
+    await().atMost(Duration.ofMinutes(1)).untilAsserted(() -> assertThat(secretsSynced(name)).satisfies(c -> {
+      assertThat(c.getStatus()).isEqualTo("False");
+      assertThat(c.getReason()).isEqualTo("TemplateSyncFailed");
+      assertThat(c.getMessage()).contains(BUCKET);
+    }));
+    assertThat(client.resources(Tenant.class).withName(name).get().getStatus().getPhase()).isEqualTo(TenantPhase.Ready);
+    assertThat(client.secrets().inNamespace("tenant-" + name).withName("smtp").get()).as("nothing is deleted").isNotNull();
+    assertThat(client.secrets().inNamespace("tenantry-templates-outage").withName("smtp").get()).isNotNull();
+
+    gcs = FakeGcsServer.start(port, gcsRoot);
+    harness.operator.refreshTemplates();
+    await().atMost(Duration.ofMinutes(1)).untilAsserted(() -> assertThat(secretsSynced(name).getStatus()).isEqualTo("True"));
+    assertThat(client.secrets().inNamespace("tenant-" + name).withName("smtp").get()).isNotNull();
+  }
+
+  private static Condition secretsSynced(String tenant) {
+    Tenant t = client.resources(Tenant.class).withName(tenant).get();
+    return t.getStatus() == null ? new Condition() : t.getStatus().getConditions().stream()
+        .filter(c -> "SecretsSynced".equals(c.getType())).findFirst().orElse(new Condition());
+  }
+}
