@@ -16,13 +16,19 @@ import com.google.crypto.tink.RegistryConfiguration;
 import com.google.crypto.tink.aead.AeadConfig;
 import com.google.crypto.tink.aead.PredefinedAeadParameters;
 import com.google.protobuf.ByteString;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.InsecureServerCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.Status;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.StreamObserver;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.security.GeneralSecurityException;
 import java.util.Map;
 import java.util.Set;
@@ -54,14 +60,36 @@ public final class FakeKms extends KeyManagementServiceGrpc.KeyManagementService
     String name = InProcessServerBuilder.generateName();
     kms.server = InProcessServerBuilder.forName(name).directExecutor().addService(kms).build().start();
     kms.channel = InProcessChannelBuilder.forName(name).directExecutor().build();
+    kms.client = client(kms.channel);
+    return kms;
+  }
+
+  /**
+   * The same fake listening on a free port of 127.0.0.1, plaintext, for clients that are configured
+   * by endpoint (the CLI's {@code --kms-endpoint}); see {@link #endpoint()}.
+   */
+  static FakeKms startOnLocalPort() throws IOException {
+    FakeKms kms = new FakeKms();
+    kms.server = NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+        InsecureServerCredentials.create()).addService(kms).build().start();
+    kms.channel = Grpc.newChannelBuilder(kms.endpoint(), InsecureChannelCredentials.create()).build();
+    kms.client = client(kms.channel);
+    return kms;
+  }
+
+  /** host:port of a fake started by {@link #startOnLocalPort()}. */
+  String endpoint() {
+    return "127.0.0.1:" + ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
+  }
+
+  private static KeyManagementServiceClient client(ManagedChannel channel) throws IOException {
     KeyManagementServiceSettings.Builder settings = KeyManagementServiceSettings.newBuilder()
         .setCredentialsProvider(NoCredentialsProvider.create())
-        .setTransportChannelProvider(FixedTransportChannelProvider.create(GrpcTransportChannel.create(kms.channel)));
+        .setTransportChannelProvider(FixedTransportChannelProvider.create(GrpcTransportChannel.create(channel)));
     // No retries: an UNAVAILABLE answer reaches the store at once instead of after a minute of backoff.
     settings.encryptSettings().setRetryableCodes(Set.of());
     settings.decryptSettings().setRetryableCodes(Set.of());
-    kms.client = KeyManagementServiceClient.create(settings.build());
-    return kms;
+    return KeyManagementServiceClient.create(settings.build());
   }
 
   /** A client of this fake; closed with it. */

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.tenantry.api.WellKnown;
 import io.tenantry.secretstore.Scope;
+import io.tenantry.secretstore.SecretFormat;
 import io.tenantry.secretstore.SecretMetadata;
 import io.tenantry.secretstore.SecretStore;
 import io.tenantry.secretstore.StoredSecret;
@@ -19,8 +20,10 @@ import java.util.Map;
 /**
  * Fills the reserved template namespace from the store's template scope: creates, updates and
  * deletes only the Secrets that differ (content hash and store version, compared without reading
- * values), every one labelled as managed. The operator runs it periodically against its cache;
- * the CLI runs it on demand.
+ * values from the store), every one labelled as managed. A Secret edited by hand differs too: its
+ * own data is hashed and compared, so changed, added or removed keys are found even when the
+ * annotations were left alone. The operator runs it periodically against its cache; the CLI runs
+ * it on demand.
  */
 public final class TemplateSync {
 
@@ -75,10 +78,12 @@ public final class TemplateSync {
             .addToLabels(WellKnown.MANAGED_BY, WellKnown.MANAGER).endMetadata().build());
         namespaceEnsured = true;
       }
-      apply(templateSecret(namespace, stored));
+      Secret desired = templateSecret(namespace, stored);
       if (have == null) {
+        apply(desired);
         created++;
       } else {
+        replace(have, desired);
         updated++;
       }
     }
@@ -91,7 +96,22 @@ public final class TemplateSync {
   private static boolean upToDate(Secret secret, SecretMetadata meta) {
     Map<String, String> annotations = secret.getMetadata().getAnnotations();
     return annotations != null && meta.contentHash().equals(annotations.get(WellKnown.CONTENT_HASH))
-        && meta.version().equals(annotations.get(WellKnown.SECRET_VERSION));
+        && meta.version().equals(annotations.get(WellKnown.SECRET_VERSION))
+        && meta.contentHash().equals(contentHash(secret));
+  }
+
+  /** The hash of the data the Secret really holds, as the store computes it; null if it cannot be read. */
+  private static String contentHash(Secret secret) {
+    Map<String, byte[]> data = new HashMap<>();
+    try {
+      if (secret.getData() != null) {
+        secret.getData().forEach((key, value) -> data.put(key, Base64.getDecoder().decode(value)));
+      }
+      return SecretFormat.contentHash(data);
+    } catch (IllegalArgumentException e) {
+      // Not base64 or not a valid key: not what the store holds, so the Secret is rewritten.
+      return null;
+    }
   }
 
   /** The Secret holding a template secret in the template namespace. */
@@ -108,6 +128,18 @@ public final class TemplateSync {
         .withType("Opaque")
         .withData(data)
         .build();
+  }
+
+  /**
+   * Replaces a Secret that differs as a whole (a PUT at the resourceVersion it was listed with).
+   * Unlike an apply, this also drops data keys, labels and annotations someone else added by hand,
+   * which server-side apply would leave alone as theirs, so the Secret ends up exactly as the store
+   * says. If it changed since it was listed the write fails with a conflict, and the next sync
+   * starts from the new state.
+   */
+  private void replace(Secret have, Secret desired) {
+    desired.getMetadata().setResourceVersion(have.getMetadata().getResourceVersion());
+    client.resource(desired).update();
   }
 
   private void apply(HasMetadata object) {
