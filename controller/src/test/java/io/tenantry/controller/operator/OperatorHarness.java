@@ -36,7 +36,9 @@ final class OperatorHarness implements AutoCloseable {
   final Path storeDirectory;
   final SecretStore store;
   final KubernetesClient operatorClient;
-  final Operator operator;
+  private final OperatorConfig config;
+  /** The running operator; replaced by {@link #restart()}. */
+  Operator operator;
 
   OperatorHarness(TestCluster cluster, OperatorConfig config) throws Exception {
     this(cluster, config, null);
@@ -52,11 +54,23 @@ final class OperatorHarness implements AutoCloseable {
     config.leaderElection.enabled = false;
     storeDirectory = Files.createTempDirectory("tenantry-store-");
     this.store = store != null ? store : LocalSecretStore.open(storeDirectory, storeDirectory.resolve("keyset.json"));
-    operator = new Operator(operatorClient, config, "test-" + ProcessHandle.current().pid(), () -> {
+    this.config = config;
+    operator = start();
+  }
+
+  private Operator start() throws Exception {
+    Operator started = new Operator(operatorClient, config, "test-" + ProcessHandle.current().pid(), () -> {
       throw new IllegalStateException("an operator without leader election cannot lose leadership");
-    }, this.store, TenantCleanup.NONE);
-    operator.start();
-    await().atMost(Duration.ofMinutes(1)).until(operator::isReady);
+    }, store, TenantCleanup.NONE);
+    started.start();
+    await().atMost(Duration.ofMinutes(1)).until(started::isReady);
+    return started;
+  }
+
+  /** Stops the operator gracefully and starts a new one on the same cluster and store, as a restart would. */
+  void restart() throws Exception {
+    operator.close();
+    operator = start();
   }
 
   static void installCrds(TestCluster cluster) {

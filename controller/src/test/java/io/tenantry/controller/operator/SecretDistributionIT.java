@@ -117,6 +117,16 @@ class SecretDistributionIT {
     });
     assertThat(client.secrets().inNamespace(ns).withName("db-main-credentials").get().getData()).isEqualTo(original.getData());
 
+    // A restarted operator (nothing kept in memory) keeps them, and restores them from the store.
+    harness.restart();
+    harness.awaitIdle();
+    assertThat(client.secrets().inNamespace(ns).withName("db-main-credentials").get().getData()).isEqualTo(original.getData());
+    client.secrets().inNamespace(ns).withName("db-main-credentials").delete();
+    await().atMost(Duration.ofSeconds(30)).until(() -> {
+      Secret s = client.secrets().inNamespace(ns).withName("db-main-credentials").get();
+      return s != null && s.getMetadata().getDeletionTimestamp() == null && s.getData().equals(original.getData());
+    });
+
     // Archived and back.
     setState(client, name, TenantState.Archived);
     awaitPhase(client, name, TenantPhase.Archived, Duration.ofMinutes(2));
