@@ -1,0 +1,30 @@
+package io.tenantry.spares.fleet;
+
+import java.time.Instant;
+
+/**
+ * The record of one signup: the request id the caller sent and the tenant it received. The request
+ * id identifies the record, so a retried request finds the same tenant.
+ *
+ * @param requestId the caller's idempotency key, 1 to 128 printable ASCII characters
+ * @param organization the customer's organization name
+ * @param email the customer's contact email
+ * @param tenant the Tenant's name, a DNS label
+ * @param cluster the fleet cluster holding the tenant
+ * @param namespace the tenant's Kubernetes namespace in that cluster
+ * @param allocatedAt when the tenant was allocated, to the microsecond
+ */
+public record Allocation(String requestId, String organization, String email, String tenant, String cluster,
+                         String namespace, Instant allocatedAt) {
+
+  /** Validates every field, naming the one refused. */
+  public Allocation {
+    FleetNames.requireRequestId(requestId);
+    FleetNames.requireOrganization(organization);
+    FleetNames.requireEmail(email);
+    FleetNames.requireDnsLabel("tenant", tenant);
+    FleetNames.requireDnsLabel("cluster", cluster);
+    FleetNames.requireNamespace(namespace);
+    allocatedAt = FleetNames.requireTime("allocatedAt", allocatedAt);
+  }
+}

@@ -1,0 +1,387 @@
+package io.tenantry.spares.fleet;
+
+import com.google.cloud.Timestamp;
+import com.google.cloud.datastore.Datastore;
+import com.google.cloud.datastore.DatastoreException;
+import com.google.cloud.datastore.Entity;
+import com.google.cloud.datastore.EntityValue;
+import com.google.cloud.datastore.FullEntity;
+import com.google.cloud.datastore.Key;
+import com.google.cloud.datastore.KeyFactory;
+import com.google.cloud.datastore.KeyQuery;
+import com.google.cloud.datastore.Query;
+import com.google.cloud.datastore.QueryResults;
+import com.google.cloud.datastore.StringValue;
+import com.google.cloud.datastore.StructuredQuery.PropertyFilter;
+import com.google.cloud.datastore.Transaction;
+import com.google.cloud.datastore.Value;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
+
+/**
+ * {@link FleetRecords} in Google Cloud Datastore, every entity in one Datastore namespace so that
+ * tests and clusters can share a project. Entity kinds, each keyed by name so that reads on the
+ * signup path are lookups by key, never queries:
+ * <ul>
+ *   <li>{@code Cluster}, key name = cluster name: {@code context} (kubeconfig context name, never
+ *       credentials), {@code labels} (list of {key, value} entities, unindexed), {@code registeredAt}.</li>
+ *   <li>{@code Placement}, key name = tenant name: {@code cluster} (indexed: {@link #tenantsOn} is a
+ *       single-property query, served by Datastore's built-in indexes), {@code requestId} (the
+ *       request that holds the tenant, absent when placed by hand), {@code placedAt}.</li>
+ *   <li>{@code Allocation}, key name = request id: {@code organization}, {@code email}, {@code tenant},
+ *       {@code cluster}, {@code namespace}, {@code allocatedAt}; all unindexed, because the tenant →
+ *       request id link lives in the tenant's {@code Placement}.</li>
+ * </ul>
+ *
+ * <p>Writes that read first run in Datastore transactions, retried when Datastore aborts one for
+ * contention; a retried transaction reads again, so concurrent writers of one request id all end on
+ * the one record that committed. Datastore failures other than contention surface as
+ * {@link DatastoreException}. {@link #listClusters} and {@link #tenantsOn} are queries, which are
+ * eventually consistent on legacy Datastore and strongly consistent on Firestore in Datastore mode.
+ */
+public final class DatastoreFleetRecords implements FleetRecords {
+
+  static final String CLUSTER = "Cluster";
+  static final String PLACEMENT = "Placement";
+  static final String ALLOCATION = "Allocation";
+
+  /** Enough for dozens of writers of one key; each retry backs off with jitter so they spread out. */
+  private static final int MAX_ATTEMPTS = 20;
+  private static final long BASE_BACKOFF_MILLIS = 10;
+  private static final long MAX_BACKOFF_MILLIS = 500;
+
+  private final Datastore datastore;
+  private final String datastoreNamespace;
+  private final KeyFactory clusters;
+  private final KeyFactory placements;
+  private final KeyFactory allocations;
+
+  /**
+   * @param datastore the client, whose project holds the records
+   * @param datastoreNamespace the Datastore namespace of every entity; empty for the default namespace
+   */
+  public DatastoreFleetRecords(Datastore datastore, String datastoreNamespace) {
+    if (datastore == null) {
+      throw new FleetInputException("datastore", "must not be null");
+    }
+    this.datastore = datastore;
+    this.datastoreNamespace = FleetNames.requireDatastoreNamespace(datastoreNamespace);
+    this.clusters = keyFactory(CLUSTER);
+    this.placements = keyFactory(PLACEMENT);
+    this.allocations = keyFactory(ALLOCATION);
+  }
+
+  @Override
+  public Cluster registerCluster(Cluster cluster) {
+    requireNonNull("cluster", cluster);
+    Key key = clusters.newKey(cluster.name());
+    return inTransaction(txn -> {
+      Entity existing = txn.get(key);
+      // Re-registering updates how to reach the cluster, not when it joined the fleet.
+      Instant registeredAt = existing == null ? cluster.registeredAt() : instant(existing, "registeredAt");
+      Cluster stored = new Cluster(cluster.name(), cluster.context(), cluster.labels(), registeredAt);
+      txn.put(clusterEntity(key, stored));
+      return stored;
+    });
+  }
+
+  @Override
+  public List<Cluster> listClusters() {
+    Query<Entity> query = Query.newEntityQueryBuilder()
+        .setNamespace(datastoreNamespace)
+        .setKind(CLUSTER)
+        .build();
+    List<Cluster> result = new ArrayList<>();
+    QueryResults<Entity> entities = datastore.run(query);
+    entities.forEachRemaining(entity -> result.add(cluster(entity)));
+    result.sort((a, b) -> a.name().compareTo(b.name()));
+    return result;
+  }
+
+  @Override
+  public Optional<Cluster> getCluster(String name) {
+    FleetNames.requireDnsLabel("cluster", name);
+    return Optional.ofNullable(datastore.get(clusters.newKey(name))).map(DatastoreFleetRecords::cluster);
+  }
+
+  @Override
+  public boolean removeCluster(String name) {
+    FleetNames.requireDnsLabel("cluster", name);
+    List<String> placed = tenantsOn(name);
+    if (!placed.isEmpty()) {
+      throw new FleetConflictException("cluster", "cluster " + name + " still holds " + placed.size()
+          + " tenant(s), such as " + placed.get(0) + "; move or purge them first");
+    }
+    Key key = clusters.newKey(name);
+    return inTransaction(txn -> {
+      if (txn.get(key) == null) {
+        return false;
+      }
+      txn.delete(key);
+      return true;
+    });
+  }
+
+  @Override
+  public void placeTenant(String tenant, String cluster) {
+    FleetNames.requireDnsLabel("tenant", tenant);
+    FleetNames.requireDnsLabel("cluster", cluster);
+    Key placementKey = placements.newKey(tenant);
+    Key clusterKey = clusters.newKey(cluster);
+    inTransaction(txn -> {
+      Map<Key, Entity> found = getAll(txn, placementKey, clusterKey);
+      requireRegistered(found.get(clusterKey), cluster);
+      Entity existing = found.get(placementKey);
+      if (existing != null && cluster.equals(existing.getString("cluster"))) {
+        return null;
+      }
+      // A move keeps the request id: the tenant is still that signup's tenant.
+      String requestId = existing == null ? null : optionalString(existing, "requestId");
+      txn.put(placementEntity(placementKey, cluster, requestId, Instant.now()));
+      return null;
+    });
+  }
+
+  @Override
+  public Optional<String> placement(String tenant) {
+    FleetNames.requireDnsLabel("tenant", tenant);
+    return Optional.ofNullable(datastore.get(placements.newKey(tenant))).map(e -> e.getString("cluster"));
+  }
+
+  @Override
+  public List<String> tenantsOn(String cluster) {
+    FleetNames.requireDnsLabel("cluster", cluster);
+    KeyQuery query = Query.newKeyQueryBuilder()
+        .setNamespace(datastoreNamespace)
+        .setKind(PLACEMENT)
+        .setFilter(PropertyFilter.eq("cluster", cluster))
+        .build();
+    List<String> tenants = new ArrayList<>();
+    datastore.run(query).forEachRemaining(key -> tenants.add(key.getName()));
+    tenants.sort(String::compareTo);
+    return tenants;
+  }
+
+  @Override
+  public Optional<Allocation> findAllocation(String requestId) {
+    FleetNames.requireRequestId(requestId);
+    return Optional.ofNullable(datastore.get(allocations.newKey(requestId))).map(DatastoreFleetRecords::allocation);
+  }
+
+  @Override
+  public Allocation recordAllocation(Allocation allocation) {
+    requireNonNull("allocation", allocation);
+    Key allocationKey = allocations.newKey(allocation.requestId());
+    Key placementKey = placements.newKey(allocation.tenant());
+    Key clusterKey = clusters.newKey(allocation.cluster());
+    return inTransaction(txn -> {
+      Map<Key, Entity> found = getAll(txn, allocationKey, placementKey, clusterKey);
+      Entity existing = found.get(allocationKey);
+      if (existing != null) {
+        // A retry of the request: the first record wins, whatever the retry proposed.
+        return allocation(existing);
+      }
+      requireRegistered(found.get(clusterKey), allocation.cluster());
+      Entity placement = found.get(placementKey);
+      if (placement != null) {
+        String holder = optionalString(placement, "requestId");
+        if (holder != null) {
+          throw new FleetConflictException("tenant", "tenant " + allocation.tenant()
+              + " is already allocated to request " + holder);
+        }
+        String placedOn = placement.getString("cluster");
+        if (!placedOn.equals(allocation.cluster())) {
+          throw new FleetConflictException("cluster", "tenant " + allocation.tenant() + " is placed on cluster "
+              + placedOn + ", not " + allocation.cluster());
+        }
+      }
+      txn.put(allocationEntity(allocationKey, allocation),
+          placementEntity(placementKey, allocation.cluster(), allocation.requestId(), allocation.allocatedAt()));
+      return allocation;
+    });
+  }
+
+  @Override
+  public Optional<Allocation> findAllocationByTenant(String tenant) {
+    FleetNames.requireDnsLabel("tenant", tenant);
+    Entity placement = datastore.get(placements.newKey(tenant));
+    String requestId = placement == null ? null : optionalString(placement, "requestId");
+    if (requestId == null) {
+      return Optional.empty();
+    }
+    return Optional.ofNullable(datastore.get(allocations.newKey(requestId))).map(DatastoreFleetRecords::allocation);
+  }
+
+  @Override
+  public boolean purgeTenant(String tenant) {
+    FleetNames.requireDnsLabel("tenant", tenant);
+    Key placementKey = placements.newKey(tenant);
+    return inTransaction(txn -> {
+      Entity placement = txn.get(placementKey);
+      if (placement == null) {
+        return false;
+      }
+      String requestId = optionalString(placement, "requestId");
+      if (requestId != null) {
+        txn.delete(placementKey, allocations.newKey(requestId));
+      } else {
+        txn.delete(placementKey);
+      }
+      return true;
+    });
+  }
+
+  /**
+   * Runs {@code work} in a transaction and commits it, again from the start when Datastore aborts it
+   * because another transaction touched the same entities: the next attempt sees what that one wrote.
+   */
+  private <T> T inTransaction(Function<Transaction, T> work) {
+    DatastoreException contention = null;
+    for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      Transaction txn = datastore.newTransaction();
+      try {
+        T result = work.apply(txn);
+        txn.commit();
+        return result;
+      } catch (DatastoreException e) {
+        if (!isContention(e)) {
+          throw e;
+        }
+        contention = e;
+      } finally {
+        rollbackIfActive(txn);
+      }
+      backOff(attempt);
+    }
+    throw contention;
+  }
+
+  /** ABORTED is gRPC's code for a lost optimistic-concurrency race; over HTTP it arrives as 409. */
+  private static boolean isContention(DatastoreException e) {
+    return "ABORTED".equals(e.getReason()) || e.getCode() == 10 || e.getCode() == 409;
+  }
+
+  private static void rollbackIfActive(Transaction txn) {
+    try {
+      if (txn.isActive()) {
+        txn.rollback();
+      }
+    } catch (DatastoreException e) {
+      // The transaction is abandoned either way; Datastore expires it.
+    }
+  }
+
+  private static void backOff(int attempt) {
+    long ceiling = Math.min(MAX_BACKOFF_MILLIS, BASE_BACKOFF_MILLIS << Math.min(attempt, 10));
+    try {
+      Thread.sleep(ThreadLocalRandom.current().nextLong(1, ceiling + 1));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while retrying a Datastore transaction", e);
+    }
+  }
+
+  private static Map<Key, Entity> getAll(Transaction txn, Key... keys) {
+    Map<Key, Entity> found = new LinkedHashMap<>();
+    txn.get(keys).forEachRemaining(entity -> found.put(entity.getKey(), entity));
+    return found;
+  }
+
+  private static void requireRegistered(Entity cluster, String name) {
+    if (cluster == null) {
+      throw new FleetInputException("cluster", "cluster " + name + " is not registered in the fleet");
+    }
+  }
+
+  private KeyFactory keyFactory(String kind) {
+    return datastore.newKeyFactory().setNamespace(datastoreNamespace).setKind(kind);
+  }
+
+  private static Entity clusterEntity(Key key, Cluster cluster) {
+    List<EntityValue> labels = new ArrayList<>();
+    cluster.labels().forEach((name, value) -> labels.add(EntityValue.of(FullEntity.newBuilder()
+        .set("key", name)
+        .set("value", value)
+        .build())));
+    return Entity.newBuilder(key)
+        .set("context", StringValue.newBuilder(cluster.context()).setExcludeFromIndexes(true).build())
+        .set("labels", unindexedList(labels))
+        .set("registeredAt", timestamp(cluster.registeredAt()))
+        .build();
+  }
+
+  private static Cluster cluster(Entity entity) {
+    Map<String, String> labels = new LinkedHashMap<>();
+    List<EntityValue> values = entity.getList("labels");
+    for (EntityValue value : values) {
+      FullEntity<?> label = value.get();
+      labels.put(label.getString("key"), label.getString("value"));
+    }
+    return new Cluster(entity.getKey().getName(), entity.getString("context"), labels,
+        instant(entity, "registeredAt"));
+  }
+
+  private static Entity placementEntity(Key key, String cluster, String requestId, Instant placedAt) {
+    Entity.Builder builder = Entity.newBuilder(key)
+        .set("cluster", cluster)
+        .set("placedAt", timestamp(placedAt));
+    if (requestId != null) {
+      builder.set("requestId", StringValue.newBuilder(requestId).setExcludeFromIndexes(true).build());
+    }
+    return builder.build();
+  }
+
+  private static Entity allocationEntity(Key key, Allocation allocation) {
+    return Entity.newBuilder(key)
+        .set("organization", unindexed(allocation.organization()))
+        .set("email", unindexed(allocation.email()))
+        .set("tenant", unindexed(allocation.tenant()))
+        .set("cluster", unindexed(allocation.cluster()))
+        .set("namespace", unindexed(allocation.namespace()))
+        .set("allocatedAt", timestamp(allocation.allocatedAt()))
+        .build();
+  }
+
+  private static Allocation allocation(Entity entity) {
+    return new Allocation(entity.getKey().getName(), entity.getString("organization"), entity.getString("email"),
+        entity.getString("tenant"), entity.getString("cluster"), entity.getString("namespace"),
+        instant(entity, "allocatedAt"));
+  }
+
+  private static StringValue unindexed(String value) {
+    return StringValue.newBuilder(value).setExcludeFromIndexes(true).build();
+  }
+
+  private static Value<?> unindexedList(List<EntityValue> values) {
+    com.google.cloud.datastore.ListValue.Builder list = com.google.cloud.datastore.ListValue.newBuilder();
+    for (EntityValue value : values) {
+      list.addValue(EntityValue.newBuilder(value.get()).setExcludeFromIndexes(true).build());
+    }
+    return list.build();
+  }
+
+  private static Timestamp timestamp(Instant instant) {
+    return Timestamp.ofTimeSecondsAndNanos(instant.getEpochSecond(), instant.getNano());
+  }
+
+  private static Instant instant(Entity entity, String property) {
+    Timestamp timestamp = entity.getTimestamp(property);
+    return Instant.ofEpochSecond(timestamp.getSeconds(), timestamp.getNanos());
+  }
+
+  private static String optionalString(Entity entity, String property) {
+    return entity.contains(property) ? entity.getString(property) : null;
+  }
+
+  private static void requireNonNull(String field, Object value) {
+    if (value == null) {
+      throw new FleetInputException(field, "must not be null");
+    }
+  }
+}

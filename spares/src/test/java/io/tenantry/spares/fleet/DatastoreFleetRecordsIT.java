@@ -1,0 +1,274 @@
+package io.tenantry.spares.fleet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.google.cloud.datastore.Datastore;
+import com.google.cloud.datastore.Entity;
+import com.google.cloud.datastore.Query;
+import io.tenantry.spares.DatastoreEmulator;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The Datastore fleet records against the Cloud Datastore emulator; each test in its own namespace. */
+class DatastoreFleetRecordsIT {
+
+  private static final Instant T0 = Instant.parse("2026-03-01T10:00:00.123456Z");
+  private static final AtomicInteger NAMESPACES = new AtomicInteger();
+
+  private static DatastoreEmulator emulator;
+  private static Datastore datastore;
+
+  private String namespace;
+  private FleetRecords records;
+
+  @BeforeAll
+  static void startEmulator() throws Exception {
+    emulator = DatastoreEmulator.start();
+    System.out.println("Datastore emulator answered after " + emulator.startupTime().toMillis() + " ms");
+    datastore = emulator.datastore();
+  }
+
+  @AfterAll
+  static void stopEmulator() {
+    if (emulator != null) {
+      emulator.close();
+    }
+  }
+
+  @BeforeEach
+  void freshNamespace() {
+    namespace = "fleet-it-" + NAMESPACES.incrementAndGet();
+    records = new DatastoreFleetRecords(datastore, namespace);
+  }
+
+  private static Cluster cluster(String name) {
+    return new Cluster(name, "ctx-" + name, Map.of(Cluster.REGION_LABEL, "europe-west1"), T0);
+  }
+
+  private static Allocation allocation(String requestId, String tenant, String cluster) {
+    return new Allocation(requestId, "Org of " + requestId, requestId + "@example.com", tenant, cluster,
+        "tenant-" + tenant, T0.plusSeconds(1));
+  }
+
+  private List<Entity> all(String kind) {
+    List<Entity> entities = new ArrayList<>();
+    datastore.run(Query.newEntityQueryBuilder().setNamespace(namespace).setKind(kind).build())
+        .forEachRemaining(entities::add);
+    return entities;
+  }
+
+  @Test
+  void clustersAreRegisteredListedUpdatedAndRemoved() {
+    assertThat(records.listClusters()).isEmpty();
+    Cluster eu = records.registerCluster(cluster("eu-1"));
+    records.registerCluster(cluster("asia-1"));
+
+    assertThat(records.getCluster("eu-1")).contains(eu);
+    assertThat(records.getCluster("us-1")).isEmpty();
+    assertThat(records.listClusters()).extracting(Cluster::name).containsExactly("asia-1", "eu-1");
+
+    Cluster moved = new Cluster("eu-1", "ctx-new", Map.of(Cluster.REGION_LABEL, "europe-west4", "tier", "gold"),
+        T0.plusSeconds(3600));
+    Cluster updated = records.registerCluster(moved);
+    // The context and labels change; the fleet keeps when the cluster first joined.
+    assertThat(updated).isEqualTo(new Cluster("eu-1", "ctx-new", moved.labels(), T0));
+    assertThat(records.getCluster("eu-1")).contains(updated);
+
+    assertThat(records.removeCluster("eu-1")).isTrue();
+    assertThat(records.removeCluster("eu-1")).isFalse();
+    assertThat(records.listClusters()).extracting(Cluster::name).containsExactly("asia-1");
+  }
+
+  @Test
+  void onlyTheContextNameIsStoredForACluster() {
+    records.registerCluster(cluster("eu-1"));
+    Entity stored = all("Cluster").get(0);
+    assertThat(stored.getNames()).containsExactlyInAnyOrder("context", "labels", "registeredAt");
+    assertThat(stored.getString("context")).isEqualTo("ctx-eu-1");
+  }
+
+  @Test
+  void tenantsArePlacedAndMovedBetweenRegisteredClusters() {
+    records.registerCluster(cluster("eu-1"));
+    records.registerCluster(cluster("us-1"));
+    records.placeTenant("acme", "eu-1");
+    records.placeTenant("globex", "eu-1");
+    records.placeTenant("initech", "us-1");
+
+    assertThat(records.placement("acme")).contains("eu-1");
+    assertThat(records.placement("nobody")).isEmpty();
+    assertThat(records.tenantsOn("eu-1")).containsExactly("acme", "globex");
+
+    records.placeTenant("acme", "us-1");
+    assertThat(records.placement("acme")).contains("us-1");
+    assertThat(records.tenantsOn("eu-1")).containsExactly("globex");
+    assertThat(records.tenantsOn("us-1")).containsExactly("acme", "initech");
+
+    assertThatThrownBy(() -> records.placeTenant("acme", "mars-1"))
+        .isInstanceOfSatisfying(FleetInputException.class, e -> assertThat(e.field()).isEqualTo("cluster"))
+        .hasMessageContaining("mars-1 is not registered");
+    assertThat(records.placement("acme")).contains("us-1");
+  }
+
+  @Test
+  void aClusterHoldingTenantsCannotBeRemoved() {
+    records.registerCluster(cluster("eu-1"));
+    records.placeTenant("acme", "eu-1");
+    assertThatThrownBy(() -> records.removeCluster("eu-1"))
+        .isInstanceOfSatisfying(FleetConflictException.class, e -> assertThat(e.field()).isEqualTo("cluster"))
+        .hasMessageContaining("acme");
+    assertThat(records.getCluster("eu-1")).isPresent();
+  }
+
+  @Test
+  void theSameRequestIdRecordedTwiceReturnsTheFirstRecord() {
+    records.registerCluster(cluster("eu-1"));
+    Allocation first = allocation("req-1", "acme", "eu-1");
+    assertThat(records.recordAllocation(first)).isEqualTo(first);
+
+    Allocation retry = new Allocation("req-1", "Other Org", "other@example.com", "globex", "eu-1", "tenant-globex",
+        T0.plusSeconds(99));
+    assertThat(records.recordAllocation(retry)).isEqualTo(first);
+    assertThat(records.findAllocation("req-1")).contains(first);
+    assertThat(all("Allocation")).hasSize(1);
+    // The retry placed nothing: globex was never allocated.
+    assertThat(records.placement("globex")).isEmpty();
+    assertThat(records.placement("acme")).contains("eu-1");
+  }
+
+  @Test
+  void concurrentWritersOfOneRequestIdAllGetTheOneRecord() throws Exception {
+    records.registerCluster(cluster("eu-1"));
+    int requestIds = 8;
+    int writersPerRequestId = 4;
+    ExecutorService pool = Executors.newFixedThreadPool(requestIds * writersPerRequestId);
+    CountDownLatch go = new CountDownLatch(1);
+    List<Future<Allocation>> results = new ArrayList<>();
+    try {
+      for (int writer = 0; writer < requestIds * writersPerRequestId; writer++) {
+        int request = writer % requestIds;
+        // Each writer proposes its own tenant, so a lost idempotency race would show as a second record.
+        Allocation candidate = allocation("req-" + request, "t" + request + "-w" + writer, "eu-1");
+        results.add(pool.submit(() -> {
+          go.await();
+          return records.recordAllocation(candidate);
+        }));
+      }
+      go.countDown();
+      Map<String, Set<Allocation>> byRequestId = new java.util.TreeMap<>();
+      for (Future<Allocation> result : results) {
+        Allocation got = result.get(120, TimeUnit.SECONDS);
+        byRequestId.computeIfAbsent(got.requestId(), id -> new java.util.HashSet<>()).add(got);
+      }
+
+      assertThat(byRequestId).hasSize(requestIds);
+      byRequestId.forEach((requestId, got) -> assertThat(got).as(requestId).hasSize(1));
+      List<Entity> stored = all("Allocation");
+      assertThat(stored).hasSize(requestIds);
+      for (Entity entity : stored) {
+        Allocation winner = records.findAllocation(entity.getKey().getName()).orElseThrow();
+        assertThat(byRequestId.get(winner.requestId())).containsExactly(winner);
+        assertThat(records.placement(winner.tenant())).contains("eu-1");
+      }
+      // Exactly the winners were placed, no losing candidate.
+      assertThat(records.tenantsOn("eu-1")).containsExactlyInAnyOrderElementsOf(
+          byRequestId.values().stream().flatMap(Set::stream).map(Allocation::tenant).collect(Collectors.toList()));
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void allocationsAreFoundByTenant() {
+    records.registerCluster(cluster("eu-1"));
+    Allocation acme = records.recordAllocation(allocation("req-acme", "acme", "eu-1"));
+    records.recordAllocation(allocation("req-globex", "globex", "eu-1"));
+    records.placeTenant("spare-7", "eu-1");
+
+    assertThat(records.findAllocationByTenant("acme")).contains(acme);
+    // Placed but not allocated, and not known at all.
+    assertThat(records.findAllocationByTenant("spare-7")).isEmpty();
+    assertThat(records.findAllocationByTenant("nobody")).isEmpty();
+  }
+
+  @Test
+  void aTenantIsHeldByOneRequestIdOnOneCluster() {
+    records.registerCluster(cluster("eu-1"));
+    records.registerCluster(cluster("us-1"));
+    records.recordAllocation(allocation("req-1", "acme", "eu-1"));
+    assertThatThrownBy(() -> records.recordAllocation(allocation("req-2", "acme", "eu-1")))
+        .isInstanceOfSatisfying(FleetConflictException.class, e -> assertThat(e.field()).isEqualTo("tenant"))
+        .hasMessageContaining("req-1");
+
+    records.placeTenant("spare-1", "us-1");
+    assertThatThrownBy(() -> records.recordAllocation(allocation("req-3", "spare-1", "eu-1")))
+        .isInstanceOfSatisfying(FleetConflictException.class, e -> assertThat(e.field()).isEqualTo("cluster"));
+    assertThatThrownBy(() -> records.recordAllocation(allocation("req-4", "newco", "mars-1")))
+        .isInstanceOfSatisfying(FleetInputException.class, e -> assertThat(e.field()).isEqualTo("cluster"));
+
+    assertThat(records.findAllocation("req-2")).isEmpty();
+    assertThat(records.findAllocation("req-3")).isEmpty();
+    assertThat(records.findAllocation("req-4")).isEmpty();
+    // A spare placed beforehand on the right cluster is allocated in place.
+    Allocation spare = records.recordAllocation(allocation("req-5", "spare-1", "us-1"));
+    assertThat(records.findAllocationByTenant("spare-1")).contains(spare);
+  }
+
+  @Test
+  void purgeTenantRemovesExactlyThatTenantsRecords() {
+    records.registerCluster(cluster("eu-1"));
+    records.recordAllocation(allocation("req-acme", "acme", "eu-1"));
+    Allocation globex = records.recordAllocation(allocation("req-globex", "globex", "eu-1"));
+    records.placeTenant("spare-1", "eu-1");
+
+    assertThat(records.purgeTenant("acme")).isTrue();
+    assertThat(records.placement("acme")).isEmpty();
+    assertThat(records.findAllocation("req-acme")).isEmpty();
+    assertThat(records.findAllocationByTenant("acme")).isEmpty();
+    assertThat(records.findAllocation("req-globex")).contains(globex);
+    assertThat(records.tenantsOn("eu-1")).containsExactly("globex", "spare-1");
+    assertThat(all("Allocation")).hasSize(1);
+    assertThat(records.getCluster("eu-1")).isPresent();
+
+    assertThat(records.purgeTenant("acme")).isFalse();
+    assertThat(records.purgeTenant("spare-1")).isTrue();
+    assertThat(records.tenantsOn("eu-1")).containsExactly("globex");
+  }
+
+  @Test
+  void namespacesKeepFleetsApart() {
+    records.registerCluster(cluster("eu-1"));
+    FleetRecords other = new DatastoreFleetRecords(datastore, namespace + "-other");
+    assertThat(other.listClusters()).isEmpty();
+    assertThat(other.getCluster("eu-1")).isEmpty();
+  }
+
+  @Test
+  void invalidInputsAreRefusedBeforeDatastore() {
+    assertThatThrownBy(() -> records.placement("Not_A_Label"))
+        .isInstanceOfSatisfying(FleetInputException.class, e -> assertThat(e.field()).isEqualTo("tenant"));
+    assertThatThrownBy(() -> records.findAllocation(""))
+        .isInstanceOfSatisfying(FleetInputException.class, e -> assertThat(e.field()).isEqualTo("requestId"));
+    assertThatThrownBy(() -> records.tenantsOn("x_y"))
+        .isInstanceOfSatisfying(FleetInputException.class, e -> assertThat(e.field()).isEqualTo("cluster"));
+    assertThatThrownBy(() -> records.recordAllocation(null))
+        .isInstanceOfSatisfying(FleetInputException.class, e -> assertThat(e.field()).isEqualTo("allocation"));
+    assertThatThrownBy(() -> records.purgeTenant(null))
+        .isInstanceOfSatisfying(FleetInputException.class, e -> assertThat(e.field()).isEqualTo("tenant"));
+  }
+}

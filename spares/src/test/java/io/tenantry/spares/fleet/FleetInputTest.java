@@ -1,0 +1,97 @@
+package io.tenantry.spares.fleet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Instant;
+import java.util.Map;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.junit.jupiter.api.Test;
+
+class FleetInputTest {
+
+  private static final Instant NOW = Instant.parse("2026-01-02T03:04:05.123456789Z");
+
+  private static Allocation allocation(String requestId, String organization, String email, String tenant,
+                                       String cluster, String namespace) {
+    return new Allocation(requestId, organization, email, tenant, cluster, namespace, NOW);
+  }
+
+  private static void assertRefused(String field, ThrowingCallable call) {
+    assertThatThrownBy(call)
+        .isInstanceOfSatisfying(FleetInputException.class, e -> assertThat(e.field()).isEqualTo(field))
+        .hasMessageStartingWith(field + ": ");
+  }
+
+  @Test
+  void validAllocationIsKeptWithMicrosecondTime() {
+    Allocation allocation = allocation("req-1", "Acme Inc.", "ops@acme.example", "acme", "eu-1", "tenant-acme");
+    assertThat(allocation.allocatedAt()).isEqualTo(Instant.parse("2026-01-02T03:04:05.123456Z"));
+  }
+
+  @Test
+  void requestIdMustBeNonEmptyShortPrintableAndNotReserved() {
+    assertRefused("requestId", () -> allocation(null, "Acme", "a@b.io", "acme", "eu-1", "ns"));
+    assertRefused("requestId", () -> allocation("", "Acme", "a@b.io", "acme", "eu-1", "ns"));
+    assertRefused("requestId", () -> allocation("x".repeat(129), "Acme", "a@b.io", "acme", "eu-1", "ns"));
+    assertRefused("requestId", () -> allocation("has space", "Acme", "a@b.io", "acme", "eu-1", "ns"));
+    assertRefused("requestId", () -> allocation("tab\there", "Acme", "a@b.io", "acme", "eu-1", "ns"));
+    assertRefused("requestId", () -> allocation("ünïcode", "Acme", "a@b.io", "acme", "eu-1", "ns"));
+    assertRefused("requestId", () -> allocation("__key__", "Acme", "a@b.io", "acme", "eu-1", "ns"));
+    assertThat(allocation("x".repeat(128), "Acme", "a@b.io", "acme", "eu-1", "ns").requestId()).hasSize(128);
+  }
+
+  @Test
+  void emailMustHaveTheShapeOfAnAddress() {
+    for (String email : new String[] {"", "acme", "@acme.io", "ops@", "ops@acme", "o ps@acme.io", "a@b@c.io",
+        "ops@acme..io"}) {
+      assertRefused("email", () -> allocation("r", "Acme", email, "acme", "eu-1", "ns"));
+    }
+    assertRefused("email", () -> allocation("r", "Acme", "a@" + "b".repeat(250) + ".io", "acme", "eu-1", "ns"));
+  }
+
+  @Test
+  void namesMustBeDnsLabels() {
+    assertRefused("tenant", () -> allocation("r", "Acme", "a@b.io", "Acme", "eu-1", "ns"));
+    assertRefused("tenant", () -> allocation("r", "Acme", "a@b.io", "1acme", "eu-1", "ns"));
+    assertRefused("tenant", () -> allocation("r", "Acme", "a@b.io", "a".repeat(64), "eu-1", "ns"));
+    assertRefused("cluster", () -> allocation("r", "Acme", "a@b.io", "acme", "eu_1", "ns"));
+    assertRefused("cluster", () -> allocation("r", "Acme", "a@b.io", "acme", "eu-", "ns"));
+    assertRefused("namespace", () -> allocation("r", "Acme", "a@b.io", "acme", "eu-1", "ns.x"));
+    // Namespaces follow RFC 1123, so a leading digit is fine there.
+    assertThat(allocation("r", "Acme", "a@b.io", "acme", "eu-1", "1ns").namespace()).isEqualTo("1ns");
+  }
+
+  @Test
+  void organizationMustBeNonBlankWithoutControlCharacters() {
+    assertRefused("organization", () -> allocation("r", " ", "a@b.io", "acme", "eu-1", "ns"));
+    assertRefused("organization", () -> allocation("r", "Ac\nme", "a@b.io", "acme", "eu-1", "ns"));
+  }
+
+  @Test
+  void allocatedAtIsRequired() {
+    assertRefused("allocatedAt", () -> new Allocation("r", "Acme", "a@b.io", "acme", "eu-1", "ns", null));
+  }
+
+  @Test
+  void clusterFieldsAreValidated() {
+    assertRefused("cluster", () -> new Cluster("EU", "ctx", Map.of(), NOW));
+    assertRefused("context", () -> new Cluster("eu-1", "", Map.of(), NOW));
+    assertRefused("context", () -> new Cluster("eu-1", "my context", Map.of(), NOW));
+    assertRefused("labels", () -> new Cluster("eu-1", "ctx", Map.of("bad key", "x"), NOW));
+    assertRefused("labels", () -> new Cluster("eu-1", "ctx", Map.of("Example.com/tier", "x"), NOW));
+    assertRefused("labels", () -> new Cluster("eu-1", "ctx", Map.of("tier", "not valid!"), NOW));
+    assertRefused("registeredAt", () -> new Cluster("eu-1", "ctx", Map.of(), null));
+    Cluster cluster = new Cluster("eu-1", "gke_proj_europe-west1_eu-1",
+        Map.of(Cluster.REGION_LABEL, "europe-west1", "tier", ""), NOW);
+    assertThat(cluster.labels()).containsExactly(Map.entry("tier", ""),
+        Map.entry(Cluster.REGION_LABEL, "europe-west1"));
+  }
+
+  @Test
+  void datastoreNamespaceIsValidated() {
+    assertRefused("datastoreNamespace", () -> FleetNames.requireDatastoreNamespace("has/slash"));
+    assertRefused("datastoreNamespace", () -> FleetNames.requireDatastoreNamespace("__reserved__"));
+    assertThat(FleetNames.requireDatastoreNamespace("")).isEmpty();
+  }
+}
