@@ -50,6 +50,7 @@ public class OperatorConfig {
   public LeaderElection leaderElection = new LeaderElection();
   public DatabaseImages databaseImages = new DatabaseImages();
   public SecretStore secretStore = new SecretStore();
+  public Fleet fleet = new Fleet();
   @JsonPropertyDescription("Plans by name; spec.plan selects one.")
   public Map<String, Plan> plans = new LinkedHashMap<>(Map.of("standard", Plan.standard()));
 
@@ -80,6 +81,14 @@ public class OperatorConfig {
     public String kmsKeyName;
     @JsonPropertyDescription("Seconds between two refreshes of the template namespace from the store.")
     public int templateSyncSeconds = 60;
+  }
+
+  /** The fleet records in Cloud Datastore (clusters, placements, allocations); off without a project. */
+  public static class Fleet {
+    @JsonPropertyDescription("Google Cloud project of the Datastore holding the fleet records; empty: no fleet records.")
+    public String datastoreProjectId;
+    @JsonPropertyDescription("Datastore namespace of the fleet records.")
+    public String datastoreNamespace = "tenantry";
   }
 
   /** Images of the database engines; the tag is spec.databases[].version. */

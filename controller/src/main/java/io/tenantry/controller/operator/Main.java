@@ -1,10 +1,13 @@
 package io.tenantry.controller.operator;
 
+import com.google.cloud.datastore.DatastoreOptions;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.controller.lifecycle.TenantCleanup;
+import io.tenantry.spares.fleet.DatastoreFleetRecords;
+import io.tenantry.spares.fleet.FleetRecords;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,7 +40,7 @@ public final class Main {
     Config clientConfig = kubeconfig == null ? Config.autoConfigure(null) : Config.fromKubeconfig(Files.readString(kubeconfig));
     KubernetesClient client = new KubernetesClientBuilder().withConfig(clientConfig).build();
     Operator operator = new Operator(client, config, identity, () -> Runtime.getRuntime().halt(1),
-        SecretStores.open(config.secretStore), TenantCleanup.NONE);
+        SecretStores.open(config.secretStore), fleetCleanup(config.fleet));
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       operator.close();
@@ -46,6 +49,16 @@ public final class Main {
     }, "shutdown"));
     operator.start();
     stopped.await();
+  }
+
+  /** A purged tenant's fleet records are deleted when the configuration names a Datastore. */
+  private static TenantCleanup fleetCleanup(OperatorConfig.Fleet fleet) {
+    if (fleet.datastoreProjectId == null || fleet.datastoreProjectId.isBlank()) {
+      return TenantCleanup.NONE;
+    }
+    FleetRecords records = new DatastoreFleetRecords(
+        DatastoreOptions.newBuilder().setProjectId(fleet.datastoreProjectId).build().getService(), fleet.datastoreNamespace);
+    return records::purgeTenant;
   }
 
   private static String required(String flag, String value) {

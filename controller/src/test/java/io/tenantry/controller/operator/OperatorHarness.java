@@ -37,6 +37,7 @@ final class OperatorHarness implements AutoCloseable {
   final SecretStore store;
   final KubernetesClient operatorClient;
   private final OperatorConfig config;
+  private final TenantCleanup fleetCleanup;
   /** The running operator; replaced by {@link #restart()}. */
   Operator operator;
 
@@ -44,8 +45,13 @@ final class OperatorHarness implements AutoCloseable {
     this(cluster, config, null);
   }
 
-  /** An operator on {@code store}, or on a new local store in a temporary directory when null. */
   OperatorHarness(TestCluster cluster, OperatorConfig config, SecretStore store) throws Exception {
+    this(cluster, config, store, TenantCleanup.NONE);
+  }
+
+  /** An operator on {@code store} (a new local store in a temporary directory when null) with {@code fleetCleanup}. */
+  OperatorHarness(TestCluster cluster, OperatorConfig config, SecretStore store, TenantCleanup fleetCleanup) throws Exception {
+    this.fleetCleanup = fleetCleanup;
     installCrds(cluster);
     operatorClient = new KubernetesClientBuilder().withConfig(cluster.config())
         .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("count", requests))
@@ -61,7 +67,7 @@ final class OperatorHarness implements AutoCloseable {
   private Operator start() throws Exception {
     Operator started = new Operator(operatorClient, config, "test-" + ProcessHandle.current().pid(), () -> {
       throw new IllegalStateException("an operator without leader election cannot lose leadership");
-    }, store, TenantCleanup.NONE);
+    }, store, fleetCleanup);
     started.start();
     await().atMost(Duration.ofMinutes(1)).until(started::isReady);
     return started;
