@@ -8,6 +8,8 @@ public final class WellKnown {
   public static final String MANAGER = "tenantry";
   /** The owning tenant's name. */
   public static final String TENANT = "tenantry.io/tenant";
+  /** On a spare tenant: the SparePool it belongs to (kept after allocation, for the pool's count). */
+  public static final String SPARE_POOL = "tenantry.io/spare-pool";
   /** On the Secrets of the template namespace ("true"), and on their copies in tenant namespaces ("copy"). */
   public static final String TEMPLATE = "tenantry.io/template";
   /** Hex SHA-256 of a Secret's canonical data, as the secret store computes it: compare without values. */

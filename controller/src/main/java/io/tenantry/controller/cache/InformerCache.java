@@ -16,6 +16,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.tenantry.api.WellKnown;
+import io.tenantry.api.v1alpha1.SparePool;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.controller.resources.Labels;
 import java.time.Duration;
@@ -45,16 +46,28 @@ public final class InformerCache implements AutoCloseable {
       Namespace.class, Role.class, RoleBinding.class, NetworkPolicy.class, ResourceQuota.class, LimitRange.class,
       Secret.class, Service.class, PodDisruptionBudget.class, StatefulSet.class, Deployment.class);
 
+  private static final String POOL_INDEX = "pool";
+
   private final SharedIndexInformer<Tenant> tenants;
+  private final SharedIndexInformer<SparePool> pools;
   private final Map<Class<? extends HasMetadata>, SharedIndexInformer<? extends HasMetadata>> owned = new LinkedHashMap<>();
 
   /**
    * @param resync how often every Tenant is re-queued even without events (zero: never)
    * @param enqueue receives the name of a tenant that needs a sync
+   * @param enqueuePool receives the name of a spare pool that needs a sync (its own, or one of its spares, changed)
    */
-  public InformerCache(KubernetesClient client, Duration resync, Consumer<String> enqueue) {
+  public InformerCache(KubernetesClient client, Duration resync, Consumer<String> enqueue, Consumer<String> enqueuePool) {
     tenants = client.resources(Tenant.class).runnableInformer(resync.toMillis());
     tenants.addEventHandler(handler(t -> t.getMetadata().getName(), enqueue));
+    tenants.addIndexers(Map.of(POOL_INDEX, t -> {
+      String pool = t.getMetadata().getLabels() == null ? null : t.getMetadata().getLabels().get(WellKnown.SPARE_POOL);
+      return pool == null ? List.of() : List.of(pool);
+    }));
+    tenants.addEventHandler(handler(t -> t.getMetadata().getLabels() == null ? null
+        : t.getMetadata().getLabels().get(WellKnown.SPARE_POOL), enqueuePool));
+    pools = client.resources(SparePool.class).runnableInformer(resync.toMillis());
+    pools.addEventHandler(handler(p -> p.getMetadata().getName(), enqueuePool));
     for (Class<? extends HasMetadata> kind : OWNED_KINDS) {
       owned.put(kind, ownedInformer(client, kind, enqueue));
     }
@@ -127,16 +140,26 @@ public final class InformerCache implements AutoCloseable {
   public void start(Duration timeout) throws Exception {
     List<CompletableFuture<Void>> started = new ArrayList<>();
     started.add(tenants.start().toCompletableFuture());
+    started.add(pools.start().toCompletableFuture());
     owned.values().forEach(i -> started.add(i.start().toCompletableFuture()));
     CompletableFuture.allOf(started.toArray(CompletableFuture[]::new)).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   public boolean hasSynced() {
-    return tenants.hasSynced() && owned.values().stream().allMatch(SharedIndexInformer::hasSynced);
+    return tenants.hasSynced() && pools.hasSynced() && owned.values().stream().allMatch(SharedIndexInformer::hasSynced);
   }
 
   public Tenant tenant(String name) {
     return tenants.getIndexer().getByKey(name);
+  }
+
+  public SparePool pool(String name) {
+    return pools.getIndexer().getByKey(name);
+  }
+
+  /** The tenants created by a spare pool, allocated or not. */
+  public List<Tenant> spares(String pool) {
+    return tenants.getIndexer().byIndex(POOL_INDEX, pool);
   }
 
   public List<String> tenantNames() {
@@ -194,6 +217,7 @@ public final class InformerCache implements AutoCloseable {
   @Override
   public void close() {
     tenants.close();
+    pools.close();
     owned.values().forEach(SharedIndexInformer::close);
   }
 }

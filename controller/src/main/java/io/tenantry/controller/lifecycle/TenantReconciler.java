@@ -9,6 +9,7 @@ import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.api.v1alpha1.TenantStatus;
 import io.tenantry.controller.apply.Applier;
+import io.tenantry.controller.apply.Conflicts;
 import io.tenantry.controller.apply.Converger;
 import io.tenantry.controller.cache.InformerCache;
 import io.tenantry.controller.config.OperatorConfig;
@@ -149,7 +150,7 @@ public final class TenantReconciler {
 
   /** Records a failed sync on the tenant (condition and event, once per distinct message); the caller retries with backoff. */
   public void failed(String name, Exception error) {
-    if (error instanceof KubernetesClientException k && k.getCode() == 409) {
+    if (Conflicts.isConflict(error)) {
       // A write raced with another change (usually the tenant's own): the cache is behind, the retry will see it.
       LOG.debug("conflict, retrying {}", kv("tenant", name));
       return;

@@ -14,10 +14,12 @@ import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLo
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.tenantry.controller.apply.Applier;
+import io.tenantry.controller.apply.Conflicts;
 import io.tenantry.controller.cache.InformerCache;
 import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.controller.lifecycle.TenantCleanup;
 import io.tenantry.controller.lifecycle.TenantReconciler;
+import io.tenantry.controller.pool.SparePoolReconciler;
 import io.tenantry.controller.rollout.RolloutGate;
 import io.tenantry.controller.queue.BucketRateLimiter;
 import io.tenantry.controller.queue.ItemExponentialFailureRateLimiter;
@@ -60,6 +62,8 @@ public final class Operator implements AutoCloseable {
   private final InformerCache cache;
   private final TenantReconciler reconciler;
   private final Workers workers;
+  private final RateLimitingQueue<String> poolQueue;
+  private final Workers poolWorkers;
   private final TemplateDistribution templates;
   private final ScheduledExecutorService templateRefresh = Executors.newSingleThreadScheduledExecutor(r -> {
     Thread t = new Thread(r, "template-refresh");
@@ -90,7 +94,10 @@ public final class Operator implements AutoCloseable {
     this.queue = new RateLimitingQueue<>("tenants", new MaxOfRateLimiter<>(
         new ItemExponentialFailureRateLimiter<>(Duration.ofMillis(limits.baseDelayMillis), Duration.ofSeconds(limits.maxDelaySeconds)),
         new BucketRateLimiter<>(limits.qps, limits.burst, Ticker.system())), registry);
-    this.cache = new InformerCache(client, config.resyncPeriod(), queue::add);
+    this.poolQueue = new RateLimitingQueue<>("sparepools", new MaxOfRateLimiter<>(
+        new ItemExponentialFailureRateLimiter<>(Duration.ofMillis(limits.baseDelayMillis), Duration.ofSeconds(limits.maxDelaySeconds)),
+        new BucketRateLimiter<>(limits.qps, limits.burst, Ticker.system())), registry);
+    this.cache = new InformerCache(client, config.resyncPeriod(), queue::add, poolQueue::add);
     Clock clock = Clock.systemUTC();
     RolloutGate gate = new RolloutGate(config.maxConcurrentRollouts, Duration.ofSeconds(config.rolloutDeadlineSeconds),
         queue::add, registry, Ticker.system());
@@ -103,7 +110,13 @@ public final class Operator implements AutoCloseable {
     };
     this.reconciler = new TenantReconciler(client, cache, config, new Applier(client, registry), gate, secrets, templates,
         cleanup, new EventRecorder(client, identity, clock), clock);
-    this.workers = new Workers(queue, reconciler::sync, reconciler::failed, registry);
+    this.workers = new Workers("tenants", queue, reconciler::sync, reconciler::failed, registry);
+    SparePoolReconciler pools = new SparePoolReconciler(client, cache, clock);
+    this.poolWorkers = new Workers("sparepools", poolQueue, pools::sync, (pool, e) -> {
+      if (!Conflicts.isConflict(e)) {
+        LOG.warn("spare pool sync failed {} {}", kv("pool", pool), kv("error", e.getMessage()));
+      }
+    }, registry);
     this.http = new HttpEndpoints(config.httpPort, () -> !closed.get(), this::isReady, registry);
   }
 
@@ -139,6 +152,7 @@ public final class Operator implements AutoCloseable {
       cache.start(Duration.ofMinutes(2));
       templateRefresh.scheduleWithFixedDelay(templates::refresh, 0, config.secretStore.templateSyncSeconds, TimeUnit.SECONDS);
       workers.start(config.workers);
+      poolWorkers.start(1);
       leading.set(true);
       LOG.info("caches synced, workers started {} {}", kv("workers", config.workers), kv("tenants", cache.tenantNames().size()));
     } catch (Exception e) {
@@ -229,7 +243,9 @@ public final class Operator implements AutoCloseable {
     templateRefresh.shutdownNow();
     try {
       queue.shutDownWithDrain();
+      poolQueue.shutDownWithDrain();
       workers.join();
+      poolWorkers.join();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

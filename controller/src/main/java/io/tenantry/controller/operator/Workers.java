@@ -37,14 +37,17 @@ public final class Workers {
    * @param sync syncs one key and says what next; throwing means "retry with backoff"
    * @param onFailure records a failure (condition, event) before the retry is scheduled
    */
-  public Workers(RateLimitingQueue<String> queue, Function<String, SyncResult> sync, BiConsumer<String, Exception> onFailure,
-      MeterRegistry registry) {
+  /**
+   * @param name what the workers sync ("tenants", "sparepools"); tags their metrics
+   */
+  public Workers(String name, RateLimitingQueue<String> queue, Function<String, SyncResult> sync,
+      BiConsumer<String, Exception> onFailure, MeterRegistry registry) {
     this.queue = queue;
     this.sync = sync;
     this.onFailure = onFailure;
-    this.succeeded = Timer.builder("tenantry.sync").tag("result", "success").description("Tenant syncs").register(registry);
-    this.failed = Timer.builder("tenantry.sync").tag("result", "failure").description("Tenant syncs").register(registry);
-    Gauge.builder("tenantry.syncs.in.progress", inProgress, AtomicInteger::get).register(registry);
+    this.succeeded = Timer.builder("tenantry.sync").tags("queue", name, "result", "success").description("Syncs").register(registry);
+    this.failed = Timer.builder("tenantry.sync").tags("queue", name, "result", "failure").description("Syncs").register(registry);
+    Gauge.builder("tenantry.syncs.in.progress", inProgress, AtomicInteger::get).tag("queue", name).register(registry);
   }
 
   /** Syncs running right now. */

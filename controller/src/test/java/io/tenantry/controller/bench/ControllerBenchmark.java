@@ -120,10 +120,10 @@ public final class ControllerBenchmark {
         // A full resync through the queue and workers, counted by the API server itself.
         double serverBefore = serverRequests(admin);
         long clientBefore = operatorRequests.get();
-        double syncsBefore = operator.registry().get("tenantry.sync").tag("result", "success").timer().count();
+        double syncsBefore = operator.registry().get("tenantry.sync").tag("queue", "tenants").tag("result", "success").timer().count();
         names.forEach(operator.queue()::add);
         long resyncStarted = System.nanoTime();
-        waitUntil(() -> operator.registry().get("tenantry.sync").tag("result", "success").timer().count()
+        waitUntil(() -> operator.registry().get("tenantry.sync").tag("queue", "tenants").tag("result", "success").timer().count()
             >= syncsBefore + tenants && operator.queue().len() == 0 && operator.syncsInProgress() == 0, 600);
         double resyncSeconds = (System.nanoTime() - resyncStarted) / 1e9;
         double serverAfter = serverRequests(admin);

@@ -267,9 +267,9 @@ class ActiveTenantIT {
       assertThat(degraded.getStatus().getConditions().get(0).getReason()).isEqualTo("SyncFailed");
       assertThat(degraded.getStatus().getConditions().get(0).getMessage()).contains("deployments are blocked here by a test policy");
 
-      double failuresBefore = harness.operator.registry().get("tenantry.sync").tag("result", "failure").timer().count();
+      double failuresBefore = harness.operator.registry().get("tenantry.sync").tag("queue", "tenants").tag("result", "failure").timer().count();
       Thread.sleep(10_000);
-      double failures = harness.operator.registry().get("tenantry.sync").tag("result", "failure").timer().count() - failuresBefore;
+      double failures = harness.operator.registry().get("tenantry.sync").tag("queue", "tenants").tag("result", "failure").timer().count() - failuresBefore;
       System.out.printf("failed syncs of a refused tenant in 10 s: %.0f%n", failures);
       assertThat(failures).as("per-tenant exponential backoff, not a hot loop").isBetween(1.0, 12.0);
     } finally {

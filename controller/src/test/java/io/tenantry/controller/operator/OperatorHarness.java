@@ -144,6 +144,7 @@ final class OperatorHarness implements AutoCloseable {
    * from an empty cluster; the purge path itself is exercised for every tenant a class created.
    */
   void purgeAll(KubernetesClient client) {
+    client.resources(SparePool.class).delete(); // A pool would refill what is purged.
     for (Tenant tenant : client.resources(Tenant.class).list().getItems()) {
       String name = tenant.getMetadata().getName();
       if (tenant.getSpec().getState() == TenantState.Active) {

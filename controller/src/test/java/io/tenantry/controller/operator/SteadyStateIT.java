@@ -61,12 +61,12 @@ class SteadyStateIT {
     // Let the last status writes' own watch events be processed before counting.
     await().pollDelay(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> true);
     harness.awaitIdle();
-    double syncsBefore = harness.operator.registry().get("tenantry.sync").tag("result", "success").timer().count();
+    double syncsBefore = harness.operator.registry().get("tenantry.sync").tag("queue", "tenants").tag("result", "success").timer().count();
     long before = harness.requests.count();
 
     names.forEach(harness.operator.queue()::add);
     await().atMost(Duration.ofMinutes(1)).until(() ->
-        harness.operator.registry().get("tenantry.sync").tag("result", "success").timer().count() >= syncsBefore + TENANTS);
+        harness.operator.registry().get("tenantry.sync").tag("queue", "tenants").tag("result", "success").timer().count() >= syncsBefore + TENANTS);
     harness.awaitIdle();
 
     assertThat(harness.requests.count() - before)
@@ -92,6 +92,6 @@ class SteadyStateIT {
         "workqueue_unfinished_work_seconds{name=\"tenants\"}",
         "workqueue_longest_running_processor_seconds{name=\"tenants\"}",
         "workqueue_retries_total{name=\"tenants\"}",
-        "tenantry_sync_seconds_count{result=\"success\"}");
+        "tenantry_sync_seconds_count{queue=\"tenants\",result=\"success\"}");
   }
 }

@@ -1,0 +1,192 @@
+package io.tenantry.controller.pool;
+
+import static net.logstash.logback.argument.StructuredArguments.kv;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.tenantry.api.WellKnown;
+import io.tenantry.api.v1alpha1.SparePool;
+import io.tenantry.api.v1alpha1.SparePoolStatus;
+import io.tenantry.api.v1alpha1.Tenant;
+import io.tenantry.api.v1alpha1.TenantPhase;
+import io.tenantry.api.v1alpha1.TenantSpec;
+import io.tenantry.api.v1alpha1.TenantState;
+import io.tenantry.api.v1alpha1.TenantTemplate;
+import io.tenantry.controller.cache.InformerCache;
+import io.tenantry.controller.lifecycle.SyncResult;
+import io.tenantry.controller.status.Clocks;
+import io.tenantry.controller.status.Conditions;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps a SparePool's buffer of Ready spares: spares are New tenants built from the pool's
+ * template and labelled with the pool. It builds at most {@code maxProvisioning} at once,
+ * retires spares beyond the buffer (Purged, then deleted), keeps unallocated spares on the
+ * pool's template, and reports ready / provisioning / allocated counts. Allocated spares (bound
+ * to a customer, no longer New) are never touched. Every write is guarded by resourceVersion.
+ */
+public final class SparePoolReconciler {
+
+  private static final Logger LOG = LoggerFactory.getLogger(SparePoolReconciler.class);
+  private static final String ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  private final KubernetesClient client;
+  private final InformerCache cache;
+  private final Clock clock;
+
+  public SparePoolReconciler(KubernetesClient client, InformerCache cache, Clock clock) {
+    this.client = client;
+    this.cache = cache;
+    this.clock = clock;
+  }
+
+  public SyncResult sync(String poolName) {
+    SparePool pool = cache.pool(poolName);
+    if (pool == null) {
+      return SyncResult.done(); // A deleted pool stops refilling; its spares stay tenants.
+    }
+    TenantTemplate template = pool.getSpec().getTemplate();
+    List<Tenant> unallocated = new ArrayList<>();
+    int allocated = 0;
+    for (Tenant spare : cache.spares(poolName)) {
+      TenantState state = spare.getSpec().getState();
+      if (state == TenantState.New) {
+        unallocated.add(spare);
+      } else if (state == TenantState.Purged && spare.getSpec().getOrganization() == null) {
+        retire(spare); // One of ours, retired: gone once purged.
+      } else if (spare.getSpec().getOrganization() != null) {
+        allocated++;
+      }
+    }
+    // The newest first: when shrinking, those are the ones least likely to be Ready already.
+    unallocated.sort(Comparator.comparing((Tenant t) -> t.getMetadata().getCreationTimestamp()).reversed());
+    int buffer = pool.getSpec().getBuffer();
+    int changes = 0;
+    while (unallocated.size() > buffer) {
+      setState(unallocated.remove(0), TenantState.Purged);
+      changes++;
+    }
+    for (Tenant spare : unallocated) {
+      if (!template.equals(templateOf(spare.getSpec()))) {
+        follow(spare, template);
+        changes++;
+      }
+    }
+    int ready = (int) unallocated.stream().filter(SparePoolReconciler::ready).count();
+    int provisioning = unallocated.size() - ready;
+    int toCreate = Math.min(buffer - unallocated.size(), pool.getSpec().getMaxProvisioning() - provisioning);
+    for (int i = 0; i < toCreate; i++) {
+      create(pool);
+      provisioning++;
+      changes++;
+    }
+    writeStatus(pool, ready, provisioning, allocated);
+    if (changes > 0) {
+      LOG.info("spare pool converging {} {} {} {}", kv("pool", poolName), kv("ready", ready), kv("provisioning", provisioning),
+          kv("created", Math.max(0, toCreate)));
+    }
+    return SyncResult.done();
+  }
+
+  private static boolean ready(Tenant spare) {
+    return spare.getStatus() != null && spare.getStatus().getPhase() == TenantPhase.Ready
+        && spare.getStatus().getObservedGeneration() != null
+        && spare.getStatus().getObservedGeneration().equals(spare.getMetadata().getGeneration());
+  }
+
+  static TenantTemplate templateOf(TenantSpec spec) {
+    TenantTemplate template = new TenantTemplate();
+    template.setPlan(spec.getPlan());
+    template.setDatabases(spec.getDatabases());
+    template.setApps(spec.getApps());
+    return template;
+  }
+
+  private void create(SparePool pool) {
+    Tenant spare = new Tenant();
+    spare.setMetadata(new ObjectMetaBuilder().withName(pool.getMetadata().getName() + "-" + suffix())
+        .addToLabels(WellKnown.SPARE_POOL, pool.getMetadata().getName()).build());
+    TenantSpec spec = new TenantSpec();
+    spec.setState(TenantState.New);
+    copy(pool.getSpec().getTemplate(), spec);
+    spare.setSpec(spec);
+    client.resources(Tenant.class).resource(spare).create();
+  }
+
+  /** Puts an unallocated spare on the pool's current template (a PUT at the cached resourceVersion). */
+  private void follow(Tenant spare, TenantTemplate template) {
+    Tenant updated = copyOf(spare);
+    copy(template, updated.getSpec());
+    client.resources(Tenant.class).resource(updated).update();
+  }
+
+  private void setState(Tenant spare, TenantState state) {
+    Tenant updated = copyOf(spare);
+    updated.getSpec().setState(state);
+    client.resources(Tenant.class).resource(updated).update();
+  }
+
+  private void retire(Tenant spare) {
+    if (spare.getStatus() != null && spare.getStatus().getPhase() == TenantPhase.Purged
+        && spare.getMetadata().getDeletionTimestamp() == null) {
+      client.resources(Tenant.class).resource(spare).delete();
+    }
+  }
+
+  private void writeStatus(SparePool pool, int ready, int provisioning, int allocated) {
+    SparePoolStatus previous = pool.getStatus() == null ? new SparePoolStatus() : pool.getStatus();
+    SparePoolStatus status = new SparePoolStatus();
+    status.setReady(ready);
+    status.setProvisioning(provisioning);
+    status.setAllocated(allocated);
+    status.setObservedGeneration(pool.getMetadata().getGeneration());
+    boolean full = ready >= pool.getSpec().getBuffer();
+    Condition condition = Conditions.condition(previous.getConditions(), Conditions.READY, full, full ? "BufferFull" : "Refilling",
+        ready + " of " + pool.getSpec().getBuffer() + " spares ready, " + provisioning + " being built", pool.getMetadata().getGeneration(),
+        Clocks.now(clock));
+    status.setConditions(new ArrayList<>(List.of(condition)));
+    if (status.equals(pool.getStatus())) {
+      return;
+    }
+    SparePool update = new SparePool();
+    update.setMetadata(new ObjectMetaBuilder().withName(pool.getMetadata().getName())
+        .withResourceVersion(pool.getMetadata().getResourceVersion()).build());
+    update.setSpec(pool.getSpec());
+    update.setStatus(status);
+    client.resources(SparePool.class).resource(update).updateStatus();
+  }
+
+  private static Tenant copyOf(Tenant tenant) {
+    Tenant copy = new Tenant();
+    copy.setMetadata(new ObjectMetaBuilder(tenant.getMetadata()).build());
+    TenantSpec spec = new TenantSpec();
+    spec.setState(tenant.getSpec().getState());
+    spec.setOrganization(tenant.getSpec().getOrganization());
+    spec.setEmail(tenant.getSpec().getEmail());
+    copy(templateOf(tenant.getSpec()), spec);
+    copy.setSpec(spec);
+    return copy;
+  }
+
+  private static void copy(TenantTemplate from, TenantSpec to) {
+    to.setPlan(from.getPlan());
+    to.setDatabases(new ArrayList<>(from.getDatabases()));
+    to.setApps(new ArrayList<>(from.getApps()));
+  }
+
+  private static String suffix() {
+    StringBuilder suffix = new StringBuilder();
+    for (int i = 0; i < 5; i++) {
+      suffix.append(ALPHABET.charAt(RANDOM.nextInt(ALPHABET.length())));
+    }
+    return suffix.toString();
+  }
+}
