@@ -91,12 +91,8 @@ public final class Operator implements AutoCloseable {
     this.identity = identity;
     this.onLostLeadership = onLostLeadership;
     OperatorConfig.RateLimits limits = config.rateLimits;
-    this.queue = new RateLimitingQueue<>("tenants", new MaxOfRateLimiter<>(
-        new ItemExponentialFailureRateLimiter<>(Duration.ofMillis(limits.baseDelayMillis), Duration.ofSeconds(limits.maxDelaySeconds)),
-        new BucketRateLimiter<>(limits.qps, limits.burst, Ticker.system())), registry);
-    this.poolQueue = new RateLimitingQueue<>("sparepools", new MaxOfRateLimiter<>(
-        new ItemExponentialFailureRateLimiter<>(Duration.ofMillis(limits.baseDelayMillis), Duration.ofSeconds(limits.maxDelaySeconds)),
-        new BucketRateLimiter<>(limits.qps, limits.burst, Ticker.system())), registry);
+    this.queue = new RateLimitingQueue<>("tenants", rateLimiter(limits), registry);
+    this.poolQueue = new RateLimitingQueue<>("sparepools", rateLimiter(limits), registry);
     this.cache = new InformerCache(client, config.resyncPeriod(), queue::add, poolQueue::add);
     Clock clock = Clock.systemUTC();
     RolloutGate gate = new RolloutGate(config.maxConcurrentRollouts, Duration.ofSeconds(config.rolloutDeadlineSeconds),
@@ -118,6 +114,13 @@ public final class Operator implements AutoCloseable {
       }
     }, registry);
     this.http = new HttpEndpoints(config.httpPort, () -> !closed.get(), this::isReady, registry);
+  }
+
+  /** Per-key exponential backoff combined (max-of) with a token bucket, as client-go's default controller rate limiter. */
+  private static MaxOfRateLimiter<String> rateLimiter(OperatorConfig.RateLimits limits) {
+    return new MaxOfRateLimiter<>(
+        new ItemExponentialFailureRateLimiter<>(Duration.ofMillis(limits.baseDelayMillis), Duration.ofSeconds(limits.maxDelaySeconds)),
+        new BucketRateLimiter<>(limits.qps, limits.burst, Ticker.system()));
   }
 
   public void start() {
