@@ -38,6 +38,7 @@ final class OperatorHarness implements AutoCloseable {
   final KubernetesClient operatorClient;
   private final OperatorConfig config;
   private final TenantCleanup fleetCleanup;
+  private final io.fabric8.kubernetes.client.Config adminConfig;
   /** The running operator; replaced by {@link #restart()}. */
   Operator operator;
 
@@ -49,11 +50,20 @@ final class OperatorHarness implements AutoCloseable {
     this(cluster, config, store, TenantCleanup.NONE);
   }
 
-  /** An operator on {@code store} (a new local store in a temporary directory when null) with {@code fleetCleanup}. */
   OperatorHarness(TestCluster cluster, OperatorConfig config, SecretStore store, TenantCleanup fleetCleanup) throws Exception {
+    this(cluster, config, store, fleetCleanup, cluster.config());
+  }
+
+  /**
+   * An operator on {@code store} (a new local store in a temporary directory when null) with
+   * {@code fleetCleanup}, talking to the cluster as {@code identity} (the admin, or a ServiceAccount).
+   */
+  OperatorHarness(TestCluster cluster, OperatorConfig config, SecretStore store, TenantCleanup fleetCleanup,
+      io.fabric8.kubernetes.client.Config identity) throws Exception {
     this.fleetCleanup = fleetCleanup;
+    this.adminConfig = cluster.config();
     installCrds(cluster);
-    operatorClient = new KubernetesClientBuilder().withConfig(cluster.config())
+    operatorClient = new KubernetesClientBuilder().withConfig(identity)
         .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("count", requests))
         .build();
     config.httpPort = 0;
@@ -161,7 +171,7 @@ final class OperatorHarness implements AutoCloseable {
 
   @Override
   public void close() {
-    try (KubernetesClient client = new KubernetesClientBuilder().withConfig(operatorClient.getConfiguration()).build()) {
+    try (KubernetesClient client = new KubernetesClientBuilder().withConfig(adminConfig).build()) {
       purgeAll(client);
     } finally {
       operator.close();
