@@ -24,7 +24,8 @@ public final class Crds {
     client.apiextensions().v1().customResourceDefinitions().resource(crd)
         .fieldManager("tenantry-tests").forceConflicts().serverSideApply();
     return client.apiextensions().v1().customResourceDefinitions().withName(crd.getMetadata().getName())
-        .waitUntilCondition(c -> c != null && c.getStatus() != null && c.getStatus().getConditions().stream()
+        .waitUntilCondition(c -> c != null && c.getStatus() != null && c.getStatus().getConditions() != null
+            && c.getStatus().getConditions().stream()
             .anyMatch(cond -> "Established".equals(cond.getType()) && "True".equals(cond.getStatus())),
             60, TimeUnit.SECONDS);
   }
