@@ -10,6 +10,15 @@ public final class WellKnown {
   public static final String TENANT = "tenantry.io/tenant";
   /** On a spare tenant: the SparePool it belongs to (kept after allocation, for the pool's count). */
   public static final String SPARE_POOL = "tenantry.io/spare-pool";
+  /** On an allocated tenant: the signup request id it was allocated to (the allocation's idempotency key). */
+  public static final String ALLOCATION_REQUEST = "tenantry.io/allocation-request";
+  /** On an allocated tenant: when it was allocated (RFC 3339). */
+  public static final String ALLOCATED_AT = "tenantry.io/allocated-at";
+  /**
+   * On a SparePool: the last time (RFC 3339) a signup found no Ready spare in it. While recent, the
+   * pool builds beyond its buffer (see the SparePool controller).
+   */
+  public static final String SHORTAGE_AT = "tenantry.io/shortage-at";
   /** On the Secrets of the template namespace ("true"), and on their copies in tenant namespaces ("copy"). */
   public static final String TEMPLATE = "tenantry.io/template";
   /** Hex SHA-256 of a Secret's canonical data, as the secret store computes it: compare without values. */

@@ -38,8 +38,10 @@ public class OperatorConfig {
   public int workers = 4;
   @JsonPropertyDescription("Seconds between full resyncs of the informer caches (each tenant re-queued).")
   public int resyncPeriodSeconds = 600;
-  @JsonPropertyDescription("Port of /healthz, /readyz and /metrics.")
+  @JsonPropertyDescription("Port of /healthz, /readyz, /metrics and the allocation API.")
   public int httpPort = 8080;
+  @JsonPropertyDescription("Threads answering HTTP requests; an allocation holds one while it waits on Datastore and Kubernetes.")
+  public int httpThreads = 32;
   @JsonPropertyDescription("Tenants that may have unfinished rollouts at once.")
   public int maxConcurrentRollouts = 10;
   @JsonPropertyDescription("Seconds a tenant may take to roll out its workload changes before it is marked Degraded and its slot freed.")
@@ -51,6 +53,7 @@ public class OperatorConfig {
   public DatabaseImages databaseImages = new DatabaseImages();
   public SecretStore secretStore = new SecretStore();
   public Fleet fleet = new Fleet();
+  public Allocation allocation = new Allocation();
   @JsonPropertyDescription("Plans by name; spec.plan selects one.")
   public Map<String, Plan> plans = new LinkedHashMap<>(Map.of("standard", Plan.standard()));
 
@@ -89,6 +92,32 @@ public class OperatorConfig {
     public String datastoreProjectId;
     @JsonPropertyDescription("Datastore namespace of the fleet records.")
     public String datastoreNamespace = "tenantry";
+    @JsonPropertyDescription("This cluster's name in the fleet (a DNS label); the operator registers it when the fleet lacks it.")
+    public String clusterName = "local";
+    @JsonPropertyDescription("The kubeconfig context that reaches this cluster, recorded when registering it; empty: clusterName.")
+    public String clusterContext;
+    @JsonPropertyDescription("Kubeconfig files whose contexts reach the fleet's other clusters, to allocate from them; the credentials stay in these files.")
+    public List<String> kubeconfigs = new ArrayList<>();
+
+    public String clusterContextOrName() {
+      return clusterContext == null || clusterContext.isBlank() ? clusterName : clusterContext;
+    }
+  }
+
+  /** The signup allocation API, {@code POST /v1/allocations} on {@link #httpPort}. */
+  public static class Allocation {
+    @JsonPropertyDescription("Serve the allocation API; needs fleet.datastoreProjectId (the allocation records) and tokenFile.")
+    public boolean enabled = false;
+    @JsonPropertyDescription("File holding the bearer token callers must present (surrounding whitespace ignored).")
+    public String tokenFile;
+    @JsonPropertyDescription("The SparePool of requests that name none.")
+    public String defaultPool = "default";
+    @JsonPropertyDescription("Largest request body accepted, in bytes; a larger one is answered 413.")
+    public int maxRequestBytes = 4096;
+    @JsonPropertyDescription("Retry-After, in seconds, of a 503 when no spare is Ready: about the time to build one.")
+    public int retryAfterSeconds = 10;
+    @JsonPropertyDescription("Seconds between reads of the registered clusters (and checks for allocations a killed process left unbound).")
+    public int clusterRefreshSeconds = 30;
   }
 
   /** Images of the database engines; the tag is spec.databases[].version. */
@@ -164,6 +193,29 @@ public class OperatorConfig {
     }
     if (secretStore.templateSyncSeconds < 1) {
       errors.add("secretStore.templateSyncSeconds: must be at least 1");
+    }
+    if (httpThreads < 1) {
+      errors.add("httpThreads: must be at least 1");
+    }
+    if (fleet.clusterName == null || !fleet.clusterName.matches("^[a-z]([-a-z0-9]*[a-z0-9])?$") || fleet.clusterName.length() > 63) {
+      errors.add("fleet.clusterName: must be a DNS label (lowercase letters, digits and '-', at most 63 characters)");
+    }
+    if (allocation.enabled) {
+      if (fleet.datastoreProjectId == null || fleet.datastoreProjectId.isBlank()) {
+        errors.add("fleet.datastoreProjectId: required when allocation.enabled (allocations are recorded in Datastore)");
+      }
+      if (allocation.tokenFile == null || allocation.tokenFile.isBlank()) {
+        errors.add("allocation.tokenFile: required when allocation.enabled");
+      }
+    }
+    if (allocation.maxRequestBytes < 256 || allocation.maxRequestBytes > 1 << 20) {
+      errors.add("allocation.maxRequestBytes: must be between 256 and 1048576");
+    }
+    if (allocation.retryAfterSeconds < 1) {
+      errors.add("allocation.retryAfterSeconds: must be at least 1");
+    }
+    if (allocation.clusterRefreshSeconds < 1) {
+      errors.add("allocation.clusterRefreshSeconds: must be at least 1");
     }
     if (plans == null || plans.isEmpty()) {
       errors.add("plans: at least one plan is required");

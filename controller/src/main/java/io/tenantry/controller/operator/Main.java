@@ -11,6 +11,7 @@ import io.tenantry.spares.fleet.FleetRecords;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -39,11 +40,17 @@ public final class Main {
     OperatorConfig config = configFile == null ? OperatorConfig.defaults() : OperatorConfig.load(configFile);
     Config clientConfig = kubeconfig == null ? Config.autoConfigure(null) : Config.fromKubeconfig(Files.readString(kubeconfig));
     KubernetesClient client = new KubernetesClientBuilder().withConfig(clientConfig).build();
+    FleetRecords records = fleetRecords(config.fleet);
     Operator operator = new Operator(client, config, identity, () -> Runtime.getRuntime().halt(1),
-        SecretStores.open(config.secretStore), fleetCleanup(config.fleet));
+        SecretStores.open(config.secretStore), records == null ? TenantCleanup.NONE : records::purgeTenant);
+    AllocationService allocation = config.allocation.enabled
+        ? AllocationService.start(operator, config, client, records, Clock.systemUTC()) : null;
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       operator.close();
+      if (allocation != null) {
+        allocation.close();
+      }
       client.close();
       stopped.countDown();
     }, "shutdown"));
@@ -51,14 +58,16 @@ public final class Main {
     stopped.await();
   }
 
-  /** A purged tenant's fleet records are deleted when the configuration names a Datastore. */
-  private static TenantCleanup fleetCleanup(OperatorConfig.Fleet fleet) {
+  /**
+   * The fleet records when the configuration names a Datastore (the client honours
+   * DATASTORE_EMULATOR_HOST); a purged tenant's records are then deleted, and allocations recorded.
+   */
+  private static FleetRecords fleetRecords(OperatorConfig.Fleet fleet) {
     if (fleet.datastoreProjectId == null || fleet.datastoreProjectId.isBlank()) {
-      return TenantCleanup.NONE;
+      return null;
     }
-    FleetRecords records = new DatastoreFleetRecords(
+    return new DatastoreFleetRecords(
         DatastoreOptions.newBuilder().setProjectId(fleet.datastoreProjectId).build().getService(), fleet.datastoreNamespace);
-    return records::purgeTenant;
   }
 
   private static String required(String flag, String value) {

@@ -26,6 +26,7 @@ import io.tenantry.controller.queue.ItemExponentialFailureRateLimiter;
 import io.tenantry.controller.queue.MaxOfRateLimiter;
 import io.tenantry.controller.queue.RateLimitingQueue;
 import io.tenantry.controller.queue.Ticker;
+import com.sun.net.httpserver.HttpHandler;
 import io.tenantry.controller.server.HttpEndpoints;
 import io.tenantry.controller.secrets.TemplateDistribution;
 import io.tenantry.controller.secrets.TenantSecrets;
@@ -113,7 +114,7 @@ public final class Operator implements AutoCloseable {
         LOG.warn("spare pool sync failed {} {}", kv("pool", pool), kv("error", e.getMessage()));
       }
     }, registry);
-    this.http = new HttpEndpoints(config.httpPort, () -> !closed.get(), this::isReady, registry);
+    this.http = new HttpEndpoints(config.httpPort, config.httpThreads, () -> !closed.get(), this::isReady, registry);
   }
 
   /** Per-key exponential backoff combined (max-of) with a token bucket, as client-go's default controller rate limiter. */
@@ -204,6 +205,11 @@ public final class Operator implements AutoCloseable {
 
   public boolean isReady() {
     return leading.get() && cache.hasSynced();
+  }
+
+  /** Serves another route on the operator's HTTP port, such as the allocation API; call before {@link #start()}. */
+  public void serve(String path, HttpHandler handler) {
+    http.serve(path, handler);
   }
 
   public int httpPort() {

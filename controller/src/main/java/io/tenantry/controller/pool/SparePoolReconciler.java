@@ -5,6 +5,7 @@ import static net.logstash.logback.argument.StructuredArguments.kv;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.tenantry.api.Spares;
 import io.tenantry.api.WellKnown;
 import io.tenantry.api.v1alpha1.SparePool;
 import io.tenantry.api.v1alpha1.SparePoolStatus;
@@ -19,6 +20,9 @@ import io.tenantry.controller.status.Clocks;
 import io.tenantry.controller.status.Conditions;
 import java.security.SecureRandom;
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -31,12 +35,18 @@ import org.slf4j.LoggerFactory;
  * retires spares beyond the buffer (Purged, then deleted), keeps unallocated spares on the
  * pool's template, and reports ready / provisioning / allocated counts. Allocated spares (bound
  * to a customer, no longer New) are never touched. Every write is guarded by resourceVersion.
+ *
+ * <p>Surge: when a signup found the pool empty (the allocation API stamps
+ * {@link WellKnown#SHORTAGE_AT} on the pool), the pool keeps {@code buffer + maxProvisioning}
+ * spares for {@link #SURGE_WINDOW} after that, so that demand which outran the buffer meets a
+ * bigger one; afterwards the extra spares are retired like any excess.
  */
 public final class SparePoolReconciler {
 
   private static final Logger LOG = LoggerFactory.getLogger(SparePoolReconciler.class);
   private static final String ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
   private static final SecureRandom RANDOM = new SecureRandom();
+  static final Duration SURGE_WINDOW = Duration.ofMinutes(10);
 
   private final KubernetesClient client;
   private final InformerCache cache;
@@ -68,9 +78,11 @@ public final class SparePoolReconciler {
     }
     // The newest first: when shrinking, those are the ones least likely to be Ready already.
     unallocated.sort(Comparator.comparing((Tenant t) -> t.getMetadata().getCreationTimestamp()).reversed());
+    Duration surgeLeft = surgeLeft(pool);
     int buffer = pool.getSpec().getBuffer();
+    int target = buffer + (surgeLeft.isZero() ? 0 : pool.getSpec().getMaxProvisioning());
     int changes = 0;
-    while (unallocated.size() > buffer) {
+    while (unallocated.size() > target) {
       setState(unallocated.remove(0), TenantState.Purged);
       changes++;
     }
@@ -80,9 +92,9 @@ public final class SparePoolReconciler {
         changes++;
       }
     }
-    int ready = (int) unallocated.stream().filter(SparePoolReconciler::ready).count();
+    int ready = (int) unallocated.stream().filter(Spares::isReady).count();
     int provisioning = unallocated.size() - ready;
-    int toCreate = Math.min(buffer - unallocated.size(), pool.getSpec().getMaxProvisioning() - provisioning);
+    int toCreate = Math.min(target - unallocated.size(), pool.getSpec().getMaxProvisioning() - provisioning);
     for (int i = 0; i < toCreate; i++) {
       create(pool);
       provisioning++;
@@ -90,16 +102,25 @@ public final class SparePoolReconciler {
     }
     writeStatus(pool, ready, provisioning, allocated);
     if (changes > 0) {
-      LOG.info("spare pool converging {} {} {} {}", kv("pool", poolName), kv("ready", ready), kv("provisioning", provisioning),
-          kv("created", Math.max(0, toCreate)));
+      LOG.info("spare pool converging {} {} {} {} {}", kv("pool", poolName), kv("target", target), kv("ready", ready),
+          kv("provisioning", provisioning), kv("created", Math.max(0, toCreate)));
     }
-    return SyncResult.done();
+    // Come back when the surge ends, to retire what it built.
+    return surgeLeft.isZero() ? SyncResult.done() : SyncResult.after(surgeLeft);
   }
 
-  private static boolean ready(Tenant spare) {
-    return spare.getStatus() != null && spare.getStatus().getPhase() == TenantPhase.Ready
-        && spare.getStatus().getObservedGeneration() != null
-        && spare.getStatus().getObservedGeneration().equals(spare.getMetadata().getGeneration());
+  /** How long the pool's current surge lasts; zero when there is none (or the stamp is unreadable). */
+  private Duration surgeLeft(SparePool pool) {
+    String stamp = pool.getMetadata().getAnnotations() == null ? null : pool.getMetadata().getAnnotations().get(WellKnown.SHORTAGE_AT);
+    if (stamp == null) {
+      return Duration.ZERO;
+    }
+    try {
+      Duration left = Duration.between(clock.instant(), Instant.parse(stamp).plus(SURGE_WINDOW));
+      return left.isNegative() ? Duration.ZERO : left;
+    } catch (DateTimeParseException e) {
+      return Duration.ZERO;
+    }
   }
 
   static TenantTemplate templateOf(TenantSpec spec) {
@@ -149,6 +170,7 @@ public final class SparePoolReconciler {
     status.setAllocated(allocated);
     status.setObservedGeneration(pool.getMetadata().getGeneration());
     boolean full = ready >= pool.getSpec().getBuffer();
+    // The condition speaks of the buffer the user asked for; a surge only adds to it.
     Condition condition = Conditions.condition(previous.getConditions(), Conditions.READY, full, full ? "BufferFull" : "Refilling",
         ready + " of " + pool.getSpec().getBuffer() + " spares ready, " + provisioning + " being built", pool.getMetadata().getGeneration(),
         Clocks.now(clock));

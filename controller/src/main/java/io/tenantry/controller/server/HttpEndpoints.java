@@ -1,6 +1,7 @@
 package io.tenantry.controller.server;
 
 import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -19,10 +20,10 @@ public final class HttpEndpoints implements AutoCloseable {
 
   private final HttpServer server;
 
-  public HttpEndpoints(int port, BooleanSupplier healthy, BooleanSupplier ready, PrometheusMeterRegistry registry)
+  public HttpEndpoints(int port, int threads, BooleanSupplier healthy, BooleanSupplier ready, PrometheusMeterRegistry registry)
       throws IOException {
     server = HttpServer.create(new InetSocketAddress(port), 0);
-    server.setExecutor(Executors.newFixedThreadPool(2, r -> {
+    server.setExecutor(Executors.newFixedThreadPool(threads, r -> {
       Thread t = new Thread(r, "http");
       t.setDaemon(true);
       return t;
@@ -33,8 +34,9 @@ public final class HttpEndpoints implements AutoCloseable {
         "text/plain; version=0.0.4; charset=utf-8", registry.scrape()));
   }
 
-  public HttpServer server() {
-    return server;
+  /** Serves another route (the allocation API); call before {@link #start()}. */
+  public void serve(String path, HttpHandler handler) {
+    server.createContext(path, handler);
   }
 
   public void start() {

@@ -18,6 +18,7 @@ import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.controller.lifecycle.TenantCleanup;
 import io.tenantry.secretstore.LocalSecretStore;
 import io.tenantry.secretstore.SecretStore;
+import io.tenantry.spares.fleet.FleetRecords;
 import io.tenantry.testsupport.Crds;
 import io.tenantry.testsupport.TestBinaries;
 import io.tenantry.testsupport.TestCluster;
@@ -41,6 +42,8 @@ final class OperatorHarness implements AutoCloseable {
   private final io.fabric8.kubernetes.client.Config adminConfig;
   /** The running operator; replaced by {@link #restart()}. */
   Operator operator;
+  /** The allocation API, once {@link #serveAllocations} started it. */
+  AllocationService allocation;
 
   OperatorHarness(TestCluster cluster, OperatorConfig config) throws Exception {
     this(cluster, config, null);
@@ -81,6 +84,19 @@ final class OperatorHarness implements AutoCloseable {
     started.start();
     await().atMost(Duration.ofMinutes(1)).until(started::isReady);
     return started;
+  }
+
+  /**
+   * Serves the allocation API from this operator, on {@code records}, with {@code config}'s
+   * allocation and fleet settings (the token file is written here). Closed with the harness.
+   */
+  AllocationCalls serveAllocations(FleetRecords records, String token) throws Exception {
+    Path tokenFile = storeDirectory.resolve("allocation-token");
+    Files.writeString(tokenFile, token + "\n");
+    config.allocation.enabled = true;
+    config.allocation.tokenFile = tokenFile.toString();
+    allocation = AllocationService.start(operator, config, operatorClient, records, java.time.Clock.systemUTC());
+    return new AllocationCalls(operator.httpPort(), token);
   }
 
   /** Stops the operator gracefully and starts a new one on the same cluster and store, as a restart would. */
@@ -174,6 +190,9 @@ final class OperatorHarness implements AutoCloseable {
     try (KubernetesClient client = new KubernetesClientBuilder().withConfig(adminConfig).build()) {
       purgeAll(client);
     } finally {
+      if (allocation != null) {
+        allocation.close();
+      }
       operator.close();
       operatorClient.close();
     }

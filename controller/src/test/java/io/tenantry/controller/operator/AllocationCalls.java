@@ -1,0 +1,67 @@
+package io.tenantry.controller.operator;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+/** Calls the allocation API as a signup service would. */
+final class AllocationCalls {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final URI uri;
+  private final String token;
+
+  AllocationCalls(int port, String token) {
+    this.uri = URI.create("http://localhost:" + port + "/v1/allocations");
+    this.token = token;
+  }
+
+  /** An answer: status, Retry-After (or null) and the JSON body. */
+  record Answer(int status, String retryAfter, JsonNode body) {
+    String tenant() {
+      return body.path("tenant").asText(null);
+    }
+  }
+
+  Answer allocate(String requestId, String organization, String email, String pool) {
+    var node = JSON.createObjectNode().put("requestId", requestId).put("organization", organization).put("email", email);
+    if (pool != null) {
+      node.put("pool", pool);
+    }
+    return post(node.toString(), "Bearer " + token);
+  }
+
+  Answer post(String body, String authorization) {
+    HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30))
+        .header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(body));
+    if (authorization != null) {
+      request.header("Authorization", authorization);
+    }
+    return send(request.build());
+  }
+
+  Answer send(HttpRequest request) {
+    try {
+      HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+      return new Answer(response.statusCode(), response.headers().firstValue("Retry-After").orElse(null),
+          JSON.readTree(response.body()));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  URI uri() {
+    return uri;
+  }
+}

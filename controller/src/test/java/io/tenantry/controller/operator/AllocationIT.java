@@ -1,0 +1,245 @@
+package io.tenantry.controller.operator;
+
+import static io.tenantry.controller.operator.OperatorHarness.uniqueName;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.tenantry.api.Spares;
+import io.tenantry.api.WellKnown;
+import io.tenantry.api.v1alpha1.AppSpec;
+import io.tenantry.api.v1alpha1.SparePool;
+import io.tenantry.api.v1alpha1.SparePoolSpec;
+import io.tenantry.api.v1alpha1.Tenant;
+import io.tenantry.api.v1alpha1.TenantState;
+import io.tenantry.api.v1alpha1.TenantTemplate;
+import io.tenantry.controller.config.OperatorConfig;
+import io.tenantry.controller.operator.AllocationCalls.Answer;
+import io.tenantry.spares.DatastoreEmulator;
+import io.tenantry.spares.fleet.Allocation;
+import io.tenantry.spares.fleet.DatastoreFleetRecords;
+import io.tenantry.spares.fleet.FleetRecords;
+import io.tenantry.testsupport.TestCluster;
+import io.tenantry.testsupport.WithCluster;
+import java.net.http.HttpRequest;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The allocation API on a simulated cluster with the fleet records on the Datastore emulator:
+ * concurrent signups never share a tenant, request ids are idempotent, an empty pool answers 503
+ * and grows, bad requests are refused by name, and a claim left by a killed process is finished.
+ */
+@WithCluster(workloads = true)
+class AllocationIT {
+
+  private static final String TOKEN = "s3cret-allocation-token";
+  private static DatastoreEmulator emulator;
+  private static FleetRecords records;
+  private static OperatorHarness harness;
+  private static AllocationCalls api;
+  private static KubernetesClient client;
+
+  @BeforeAll
+  static void start(TestCluster cluster, KubernetesClient kubernetesClient) throws Exception {
+    client = kubernetesClient;
+    emulator = DatastoreEmulator.start();
+    records = new DatastoreFleetRecords(emulator.datastore(), "allocation-it");
+    OperatorConfig config = OperatorConfig.defaults();
+    config.fleet.clusterName = "east";
+    harness = new OperatorHarness(cluster, config, null, records::purgeTenant);
+    api = harness.serveAllocations(records, TOKEN);
+  }
+
+  @AfterAll
+  static void stop() {
+    try {
+      harness.close();
+    } finally {
+      emulator.close();
+    }
+  }
+
+  @Test
+  void sixtyFourConcurrentSignupsShareTwentySparesWithoutDuplicatesAndRetriesGetTheSameAnswer() throws Exception {
+    String pool = uniqueName("burst");
+    createPool(pool, 20, 5);
+    awaitReadySpares(pool, 20);
+
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < 64; i++) {
+      ids.add("signup-" + pool + "-" + i);
+    }
+    List<Answer> first = concurrently(ids, pool);
+
+    List<Answer> allocated = first.stream().filter(a -> a.status() == 200).toList();
+    List<Answer> refused = first.stream().filter(a -> a.status() == 503).toList();
+    assertThat(allocated).hasSize(20);
+    assertThat(refused).hasSize(44).allSatisfy(a -> {
+      assertThat(a.retryAfter()).isEqualTo("10");
+      assertThat(a.body().path("error").asText()).contains("no Ready spare in pool " + pool);
+    });
+    assertThat(allocated.stream().map(Answer::tenant).distinct()).hasSize(20);
+    // Every allocated tenant is bound in the cluster to its request, and recorded in Datastore.
+    for (Answer answer : allocated) {
+      Tenant tenant = client.resources(Tenant.class).withName(answer.tenant()).get();
+      String requestId = answer.body().path("requestId").asText();
+      assertThat(tenant.getSpec().getState()).isEqualTo(TenantState.Active);
+      assertThat(tenant.getMetadata().getAnnotations()).containsEntry(WellKnown.ALLOCATION_REQUEST, requestId);
+      assertThat(tenant.getSpec().getOrganization()).isEqualTo("Org " + requestId);
+      assertThat(answer.body().path("namespace").asText()).isEqualTo("tenant-" + answer.tenant());
+      assertThat(answer.body().path("cluster").asText()).isEqualTo("east");
+      assertThat(records.findAllocation(requestId)).map(Allocation::tenant).contains(answer.tenant());
+      assertThat(records.placement(answer.tenant())).contains("east");
+    }
+
+    // Replays: the allocated ids get byte-for-byte the same answer; the refused ones never get one
+    // of the 20 (the pool is refilling, so a replay may be served by a new spare).
+    List<Answer> replay = concurrently(ids, pool);
+    for (int i = 0; i < ids.size(); i++) {
+      if (first.get(i).status() == 200) {
+        assertThat(replay.get(i).status()).isEqualTo(200);
+        assertThat(replay.get(i).body()).isEqualTo(first.get(i).body());
+      } else {
+        assertThat(replay.get(i).status()).isIn(200, 503);
+        assertThat(allocated.stream().map(Answer::tenant)).doesNotContain(replay.get(i).tenant());
+      }
+    }
+    assertThat(client.resources(Tenant.class).withLabel(WellKnown.SPARE_POOL, pool).list().getItems().stream()
+        .filter(t -> t.getSpec().getState() == TenantState.Active).count())
+        .as("tenants bound").isEqualTo(replay.stream().filter(a -> a.status() == 200).count());
+  }
+
+  @Test
+  void anEmptyPoolAnswers503WithRetryAfterAndGrowsBeyondItsBuffer() {
+    String pool = uniqueName("small");
+    createPool(pool, 1, 2);
+    awaitReadySpares(pool, 1);
+
+    assertThat(api.allocate("first-" + pool, "Org A", "a@example.com", pool).status()).isEqualTo(200);
+    Answer refused = api.allocate("second-" + pool, "Org B", "b@example.com", pool);
+
+    assertThat(refused.status()).isEqualTo(503);
+    assertThat(refused.retryAfter()).isEqualTo("10");
+    SparePool stamped = client.resources(SparePool.class).withName(pool).get();
+    assertThat(stamped.getMetadata().getAnnotations()).containsKey(WellKnown.SHORTAGE_AT);
+    // The surge: buffer 1 + maxProvisioning 2 unallocated spares, while the shortage is recent.
+    awaitReadySpares(pool, 3);
+    Answer retried = api.allocate("second-" + pool, "Org B", "b@example.com", pool);
+    assertThat(retried.status()).isEqualTo(200);
+  }
+
+  @Test
+  void badRequestsAreRefusedNamingTheProblemAndAllocateNothing() throws Exception {
+    String pool = uniqueName("strict");
+    createPool(pool, 1, 1);
+    awaitReadySpares(pool, 1);
+    String good = "{\"requestId\":\"r-1\",\"organization\":\"Acme\",\"email\":\"ops@acme.example\",\"pool\":\"" + pool + "\"}";
+
+    assertRefused(api.post(good, null), 401, "Authorization", "missing bearer token");
+    assertRefused(api.post(good, "Bearer wrong"), 401, "Authorization", "invalid bearer token");
+    assertRefused(api.post(good, "Basic " + TOKEN), 401, "Authorization", "missing bearer token");
+    String bearer = "Bearer " + TOKEN;
+    assertRefused(api.post("{\"requestId\": ", bearer), 400, "body", "malformed JSON");
+    assertRefused(api.post("[1,2]", bearer), 400, "body", "must be a JSON object");
+    assertRefused(api.post("{\"organization\":\"Acme\",\"email\":\"ops@acme.example\"}", bearer), 400, "requestId", "is required");
+    assertRefused(api.post("{\"requestId\":\"r-1\",\"email\":\"ops@acme.example\"}", bearer), 400, "organization", "is required");
+    assertRefused(api.post("{\"requestId\":\"r-1\",\"organization\":\"Acme\",\"email\":\"not-an-email\"}", bearer), 400, "email", "");
+    assertRefused(api.post("{\"requestId\":7,\"organization\":\"Acme\",\"email\":\"ops@acme.example\"}", bearer), 400, "requestId",
+        "must be a string, not number");
+    assertRefused(api.post(good.replace("}", ",\"plan\":\"gold\"}"), bearer), 400, "plan", "unknown field");
+    assertRefused(api.post(good.replace(pool, "no-such-pool"), bearer), 400, "pool", "no SparePool named no-such-pool");
+    assertRefused(api.post("{\"requestId\":\"" + "x".repeat(5000) + "\"}", bearer), 413, "body", "larger than the limit of 4096 bytes");
+    // Without a Content-Length (chunked), the body is read no further than the limit.
+    assertRefused(api.send(HttpRequest.newBuilder(api.uri()).header("Authorization", bearer)
+        .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new java.io.ByteArrayInputStream(new byte[10_000]))).build()),
+        413, "body", "larger than the limit");
+    assertRefused(api.send(HttpRequest.newBuilder(api.uri()).header("Authorization", bearer).GET().build()), 405, "method", "use POST");
+    assertRefused(api.send(HttpRequest.newBuilder(api.uri()).header("Authorization", bearer).header("Content-Type", "text/plain")
+        .POST(HttpRequest.BodyPublishers.ofString(good)).build()), 415, "Content-Type", "must be application/json");
+
+    assertThat(records.findAllocation("r-1")).isEmpty();
+    assertThat(client.resources(Tenant.class).withLabel(WellKnown.SPARE_POOL, pool).list().getItems())
+        .allSatisfy(t -> assertThat(t.getSpec().getState()).isEqualTo(TenantState.New));
+  }
+
+  @Test
+  void aClaimLeftByAKilledProcessIsBoundToItsRecord() {
+    String pool = uniqueName("claimed");
+    createPool(pool, 2, 2);
+    awaitReadySpares(pool, 2);
+    Tenant spare = readySpares(pool).get(0);
+    String name = spare.getMetadata().getName();
+    // What a process killed after the claim and before the bind leaves behind.
+    Allocation claim = records.recordAllocation(new Allocation("killed-" + pool, "Initech", "it@initech.example", name, "east",
+        spare.getStatus().getNamespace(), Instant.now().truncatedTo(ChronoUnit.MICROS)));
+
+    assertThat(harness.allocation.allocator().finishInterruptedBindings()).isEqualTo(1);
+
+    Tenant bound = client.resources(Tenant.class).withName(name).get();
+    assertThat(bound.getSpec().getState()).isEqualTo(TenantState.Active);
+    assertThat(bound.getSpec().getOrganization()).isEqualTo("Initech");
+    assertThat(bound.getMetadata().getAnnotations()).containsEntry(WellKnown.ALLOCATION_REQUEST, "killed-" + pool);
+    // The caller's retry gets that tenant.
+    Answer retry = api.allocate("killed-" + pool, "Initech", "it@initech.example", pool);
+    assertThat(retry.status()).isEqualTo(200);
+    assertThat(retry.tenant()).isEqualTo(name);
+    assertThat(retry.body().path("allocatedAt").asText()).isEqualTo(claim.allocatedAt().toString());
+  }
+
+  private static void assertRefused(Answer answer, int status, String field, String message) {
+    assertThat(answer.status()).as(answer.body().toString()).isEqualTo(status);
+    assertThat(answer.body().path("field").asText()).isEqualTo(field);
+    assertThat(answer.body().path("error").asText()).contains(message);
+  }
+
+  private static List<Answer> concurrently(List<String> ids, String pool) throws Exception {
+    ExecutorService threads = Executors.newFixedThreadPool(ids.size());
+    try {
+      CountDownLatch go = new CountDownLatch(1);
+      List<Future<Answer>> futures = new ArrayList<>();
+      for (String id : ids) {
+        futures.add(threads.submit(() -> {
+          go.await();
+          return api.allocate(id, "Org " + id, id + "@example.com", pool);
+        }));
+      }
+      go.countDown();
+      List<Answer> answers = new ArrayList<>();
+      for (Future<Answer> future : futures) {
+        answers.add(future.get());
+      }
+      return answers;
+    } finally {
+      threads.shutdownNow();
+    }
+  }
+
+  static void createPool(String name, int buffer, int maxProvisioning) {
+    TenantTemplate template = new TenantTemplate();
+    template.getApps().add(new AppSpec("web", "registry.example.com/acme/web", "1.0.0", 1, 8080));
+    SparePool pool = new SparePool();
+    pool.getMetadata().setName(name);
+    pool.setSpec(new SparePoolSpec(buffer, maxProvisioning, template));
+    client.resources(SparePool.class).resource(pool).create();
+  }
+
+  private static List<Tenant> readySpares(String pool) {
+    return client.resources(Tenant.class).withLabel(WellKnown.SPARE_POOL, pool).list().getItems().stream()
+        .filter(Spares::isReady).sorted(java.util.Comparator.comparing(t -> t.getMetadata().getName())).toList();
+  }
+
+  private static void awaitReadySpares(String pool, int count) {
+    await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(250)).until(() -> readySpares(pool).size() >= count);
+  }
+}

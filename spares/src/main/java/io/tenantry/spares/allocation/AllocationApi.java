@@ -1,0 +1,189 @@
+package io.tenantry.spares.allocation;
+
+import static net.logstash.logback.argument.StructuredArguments.kv;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.cloud.datastore.DatastoreException;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.tenantry.spares.allocation.AllocationOutcome.Allocated;
+import io.tenantry.spares.allocation.AllocationOutcome.NoSpare;
+import io.tenantry.spares.allocation.AllocationOutcome.UnknownPool;
+import io.tenantry.spares.fleet.Allocation;
+import io.tenantry.spares.fleet.FleetInputException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code POST /v1/allocations}: the signup API. The request carries {@code Authorization: Bearer
+ * <token>} and a JSON body of at most {@code maxBodyBytes}:
+ * <pre>{"requestId": "signup-123", "organization": "Acme Corp", "email": "ops@acme.example", "pool": "default"}</pre>
+ * Answers, always JSON:
+ * <ul>
+ *   <li>200 {@code {"requestId", "tenant", "namespace", "cluster", "organization", "email", "allocatedAt"}},
+ *       the same body for every retry of the request id;</li>
+ *   <li>400 {@code {"error", "field"}}: malformed JSON, a missing, unknown or invalid field, an unknown pool;</li>
+ *   <li>401 missing or wrong token; 405 not a POST; 413 body too large; 415 not JSON;</li>
+ *   <li>503 with {@code Retry-After}: no Ready spare (the pool grows), or the fleet records or a
+ *       cluster cannot be reached.</li>
+ * </ul>
+ * The token and the body are never logged.
+ */
+public final class AllocationApi implements HttpHandler {
+
+  public static final String PATH = "/v1/allocations";
+  private static final Logger LOG = LoggerFactory.getLogger(AllocationApi.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final int OUTAGE_RETRY_SECONDS = 5;
+
+  private final Allocator allocator;
+  private final byte[] token;
+  private final int maxBodyBytes;
+  private final String defaultPool;
+
+  /**
+   * @param token the bearer token callers must present
+   * @param defaultPool the pool of requests that name none
+   */
+  public AllocationApi(Allocator allocator, String token, int maxBodyBytes, String defaultPool) {
+    if (token == null || token.isBlank()) {
+      throw new IllegalArgumentException("allocation token must not be empty");
+    }
+    this.allocator = allocator;
+    this.token = token.strip().getBytes(StandardCharsets.UTF_8);
+    this.maxBodyBytes = maxBodyBytes;
+    this.defaultPool = defaultPool;
+  }
+
+  @Override
+  public void handle(HttpExchange exchange) throws IOException {
+    try (exchange) {
+      if (!PATH.equals(exchange.getRequestURI().getPath())) {
+        error(exchange, 404, "path", "no such resource; POST " + PATH);
+        return;
+      }
+      if (!"POST".equals(exchange.getRequestMethod())) {
+        exchange.getResponseHeaders().set("Allow", "POST");
+        error(exchange, 405, "method", exchange.getRequestMethod() + " is not allowed; use POST");
+        return;
+      }
+      if (!authorized(exchange)) {
+        return;
+      }
+      String type = exchange.getRequestHeaders().getFirst("Content-Type");
+      if (type != null && !type.toLowerCase().startsWith("application/json")) {
+        error(exchange, 415, "Content-Type", "must be application/json, not " + type);
+        return;
+      }
+      byte[] body = readBody(exchange);
+      if (body == null) {
+        error(exchange, 413, "body", "larger than the limit of " + maxBodyBytes + " bytes");
+        return;
+      }
+      AllocationRequest request;
+      try {
+        request = AllocationRequest.parse(body, defaultPool);
+      } catch (FleetInputException e) {
+        error(exchange, 400, e.field(), e.getMessage());
+        return;
+      }
+      answer(exchange, request);
+    }
+  }
+
+  private void answer(HttpExchange exchange, AllocationRequest request) throws IOException {
+    AllocationOutcome outcome;
+    try {
+      outcome = allocator.allocate(request);
+    } catch (DatastoreException e) {
+      LOG.error("fleet records unavailable {} {}", kv("requestId", request.requestId()), kv("error", e.getMessage()));
+      exchange.getResponseHeaders().set("Retry-After", Integer.toString(OUTAGE_RETRY_SECONDS));
+      error(exchange, 503, null, "the fleet records are unavailable; retry");
+      return;
+    } catch (KubernetesClientException e) {
+      LOG.error("cluster unavailable during allocation {} {}", kv("requestId", request.requestId()), kv("error", e.getMessage()));
+      exchange.getResponseHeaders().set("Retry-After", Integer.toString(OUTAGE_RETRY_SECONDS));
+      error(exchange, 503, null, "a cluster could not be reached; retry");
+      return;
+    }
+    if (outcome instanceof Allocated allocated) {
+      respond(exchange, 200, body(allocated.allocation()));
+    } else if (outcome instanceof NoSpare none) {
+      exchange.getResponseHeaders().set("Retry-After", Long.toString(Math.max(1, none.retryAfter().toSeconds())));
+      error(exchange, 503, null, none.message());
+    } else if (outcome instanceof UnknownPool unknown) {
+      error(exchange, 400, "pool", "no SparePool named " + unknown.pool() + " in the fleet");
+    }
+  }
+
+  private boolean authorized(HttpExchange exchange) throws IOException {
+    String header = exchange.getRequestHeaders().getFirst("Authorization");
+    exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer");
+    if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
+      error(exchange, 401, "Authorization", "missing bearer token: send Authorization: Bearer <token>");
+      return false;
+    }
+    byte[] presented = header.substring(7).strip().getBytes(StandardCharsets.UTF_8);
+    if (!MessageDigest.isEqual(presented, token)) { // Constant time: no hint from timing.
+      error(exchange, 401, "Authorization", "invalid bearer token");
+      return false;
+    }
+    exchange.getResponseHeaders().remove("WWW-Authenticate");
+    return true;
+  }
+
+  /** The body, or null when it exceeds the limit (read no further than one byte past it). */
+  private byte[] readBody(HttpExchange exchange) throws IOException {
+    String length = exchange.getRequestHeaders().getFirst("Content-Length");
+    if (length != null) {
+      try {
+        if (Long.parseLong(length.strip()) > maxBodyBytes) {
+          return null;
+        }
+      } catch (NumberFormatException e) {
+        return null;
+      }
+    }
+    try (InputStream in = exchange.getRequestBody()) {
+      byte[] body = in.readNBytes(maxBodyBytes + 1);
+      return body.length > maxBodyBytes ? null : body;
+    }
+  }
+
+  static ObjectNode body(Allocation allocation) {
+    ObjectNode node = JSON.createObjectNode();
+    node.put("requestId", allocation.requestId());
+    node.put("tenant", allocation.tenant());
+    node.put("namespace", allocation.namespace());
+    node.put("cluster", allocation.cluster());
+    node.put("organization", allocation.organization());
+    node.put("email", allocation.email());
+    node.put("allocatedAt", allocation.allocatedAt().toString());
+    return node;
+  }
+
+  private static void error(HttpExchange exchange, int code, String field, String message) throws IOException {
+    ObjectNode node = JSON.createObjectNode();
+    node.put("error", message);
+    if (field != null) {
+      node.put("field", field);
+    }
+    respond(exchange, code, node);
+  }
+
+  private static void respond(HttpExchange exchange, int code, ObjectNode node) throws IOException {
+    byte[] bytes = JSON.writeValueAsBytes(node);
+    exchange.getResponseHeaders().set("Content-Type", "application/json");
+    exchange.sendResponseHeaders(code, bytes.length);
+    try (OutputStream out = exchange.getResponseBody()) {
+      out.write(bytes);
+    }
+  }
+}
