@@ -1,5 +1,6 @@
 package io.tenantry.controller.operator;
 
+import com.google.cloud.NoCredentials;
 import com.google.cloud.datastore.DatastoreOptions;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -66,8 +67,12 @@ public final class Main {
     if (fleet.datastoreProjectId == null || fleet.datastoreProjectId.isBlank()) {
       return null;
     }
-    return new DatastoreFleetRecords(
-        DatastoreOptions.newBuilder().setProjectId(fleet.datastoreProjectId).build().getService(), fleet.datastoreNamespace);
+    DatastoreOptions.Builder options = DatastoreOptions.newBuilder().setProjectId(fleet.datastoreProjectId);
+    String emulator = System.getenv("DATASTORE_EMULATOR_HOST");
+    if (emulator != null && !emulator.isBlank()) {
+      options.setHost(emulator).setCredentials(NoCredentials.getInstance()); // The emulator takes no credentials.
+    }
+    return new DatastoreFleetRecords(options.build().getService(), fleet.datastoreNamespace);
   }
 
   private static String required(String flag, String value) {

@@ -1,0 +1,207 @@
+package io.tenantry.controller.operator;
+
+import static io.tenantry.controller.operator.OperatorHarness.uniqueName;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.tenantry.api.Spares;
+import io.tenantry.api.WellKnown;
+import io.tenantry.api.v1alpha1.AppSpec;
+import io.tenantry.api.v1alpha1.SparePool;
+import io.tenantry.api.v1alpha1.SparePoolSpec;
+import io.tenantry.api.v1alpha1.Tenant;
+import io.tenantry.api.v1alpha1.TenantState;
+import io.tenantry.api.v1alpha1.TenantTemplate;
+import io.tenantry.controller.config.OperatorConfig;
+import io.tenantry.controller.operator.AllocationCalls.Answer;
+import io.tenantry.spares.DatastoreEmulator;
+import io.tenantry.spares.fleet.Allocation;
+import io.tenantry.spares.fleet.DatastoreFleetRecords;
+import io.tenantry.spares.fleet.FleetRecords;
+import io.tenantry.testsupport.TestCluster;
+import io.tenantry.testsupport.WithCluster;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The operator process killed (SIGKILL) while signups pour in: after a restart, every request
+ * that retries gets one tenant, no spare is bound twice or lost, and the fleet records agree with
+ * the cluster. The operator runs as a separate process, started by {@code Main} as in production.
+ */
+@WithCluster(workloads = true)
+class AllocationKillIT {
+
+  private static final String TOKEN = "kill-it-token";
+  private static final String NAMESPACE = "allocation-kill-it";
+  private static DatastoreEmulator emulator;
+  private static FleetRecords records;
+  private static KubernetesClient client;
+  private static Path workDir;
+  private static OperatorHarness cleanup;
+  private static TestCluster testCluster;
+
+  @BeforeAll
+  static void start(TestCluster cluster, KubernetesClient kubernetesClient) throws Exception {
+    client = kubernetesClient;
+    testCluster = cluster;
+    emulator = DatastoreEmulator.start();
+    records = new DatastoreFleetRecords(emulator.datastore(), NAMESPACE);
+    workDir = Files.createTempDirectory("allocation-kill-");
+    Files.writeString(workDir.resolve("kubeconfig"), cluster.kubeconfigYaml());
+    Files.writeString(workDir.resolve("token"), TOKEN);
+    OperatorHarness.installCrds(cluster);
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    try {
+      // An in-process operator purges what the test left, as every IT class does.
+      cleanup = new OperatorHarness(testCluster, OperatorConfig.defaults(), null, records::purgeTenant);
+      cleanup.close();
+    } finally {
+      emulator.close();
+    }
+  }
+
+  @Test
+  void killedMidAllocationNoSpareIsLostOrBoundTwiceAndRecordsAgreeWithTheCluster() throws Exception {
+    String pool = uniqueName("kill");
+    int port = freePort();
+    Process operator = start(port, "first");
+    try {
+      createPool(pool, 24, 6);
+      await().atMost(Duration.ofMinutes(4)).pollInterval(Duration.ofMillis(500)).until(() -> ready(pool).size() >= 24);
+      AllocationCalls api = new AllocationCalls(port, TOKEN);
+
+      // 16 clients signing up in a loop; the operator is killed after the 8th allocation.
+      Map<String, Answer> answered = new ConcurrentHashMap<>();
+      List<String> ids = new ArrayList<>();
+      for (int i = 0; i < 40; i++) {
+        ids.add("kill-" + pool + "-" + i);
+      }
+      AtomicInteger allocations = new AtomicInteger();
+      AtomicBoolean killed = new AtomicBoolean();
+      ExecutorService clients = Executors.newFixedThreadPool(16);
+      Process first = operator;
+      for (String id : ids) {
+        clients.submit(() -> {
+          try {
+            Answer answer = api.allocate(id, "Org " + id, id + "@example.com", pool);
+            if (answer.status() == 200) {
+              answered.put(id, answer);
+              if (allocations.incrementAndGet() == 8 && killed.compareAndSet(false, true)) {
+                first.destroyForcibly(); // SIGKILL: no graceful anything.
+              }
+            }
+          } catch (RuntimeException e) {
+            // The connection died with the process: this request is retried below.
+          }
+        });
+      }
+      clients.shutdown();
+      assertThat(clients.awaitTermination(2, TimeUnit.MINUTES)).isTrue();
+      assertThat(killed).as("the operator was killed mid-allocation").isTrue();
+      first.waitFor(30, TimeUnit.SECONDS);
+
+      operator = start(port, "second");
+      // Every caller retries until it has a tenant (the pool refills meanwhile).
+      Map<String, Answer> finalAnswers = new HashMap<>();
+      for (String id : ids) {
+        Answer answer = await().atMost(Duration.ofMinutes(4)).pollInterval(Duration.ofMillis(500)).ignoreExceptions()
+            .until(() -> api.allocate(id, "Org " + id, id + "@example.com", pool), a -> a.status() == 200);
+        finalAnswers.put(id, answer);
+        if (answered.containsKey(id)) {
+          assertThat(answer.body()).as("a request answered before the kill").isEqualTo(answered.get(id).body());
+        }
+      }
+
+      // One tenant per request id, each bound in the cluster to that request and recorded so.
+      assertThat(finalAnswers.values().stream().map(Answer::tenant).distinct()).hasSize(ids.size());
+      List<Tenant> tenants = client.resources(Tenant.class).withLabel(WellKnown.SPARE_POOL, pool).list().getItems();
+      List<Tenant> bound = tenants.stream().filter(t -> t.getSpec().getState() == TenantState.Active).toList();
+      assertThat(bound).hasSize(ids.size());
+      for (Tenant tenant : bound) {
+        String requestId = tenant.getMetadata().getAnnotations().get(WellKnown.ALLOCATION_REQUEST);
+        assertThat(finalAnswers.get(requestId).tenant()).isEqualTo(tenant.getMetadata().getName());
+        assertThat(records.findAllocation(requestId)).map(Allocation::tenant).contains(tenant.getMetadata().getName());
+      }
+      // No spare lost: every unallocated spare is free in the records too, so it can still be allocated.
+      for (Tenant spare : tenants.stream().filter(Spares::isUnallocated).toList()) {
+        Optional<Allocation> claim = records.findAllocationByTenant(spare.getMetadata().getName());
+        assertThat(claim).as("claim on unallocated spare " + spare.getMetadata().getName()).isEmpty();
+      }
+    } finally {
+      operator.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+    }
+  }
+
+  private static Process start(int port, String identity) throws IOException {
+    Path config = workDir.resolve(identity + ".yaml");
+    Files.writeString(config, """
+        httpPort: %d
+        secretStore:
+          location: file:%s
+        leaderElection:
+          enabled: false
+        fleet:
+          datastoreProjectId: %s
+          datastoreNamespace: %s
+          clusterName: local
+        allocation:
+          enabled: true
+          tokenFile: %s
+        """.formatted(port, workDir.resolve("store"), DatastoreEmulator.PROJECT_ID, NAMESPACE, workDir.resolve("token")));
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    ProcessBuilder builder = new ProcessBuilder(List.of(java, "-cp", System.getProperty("java.class.path"),
+        Main.class.getName(), "--kubeconfig", workDir.resolve("kubeconfig").toString(),
+        "--config", config.toString(), "--identity", identity))
+        .redirectErrorStream(true)
+        .redirectOutput(workDir.resolve(identity + ".log").toFile());
+    builder.environment().put("DATASTORE_EMULATOR_HOST", "localhost:" + emulator.port());
+    Process process = builder.start();
+    await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(200)).ignoreExceptions().until(() ->
+        new AllocationCalls(port, "wrong").post("{}", "Bearer wrong").status() == 401);
+    return process;
+  }
+
+  private static void createPool(String name, int buffer, int maxProvisioning) {
+    TenantTemplate template = new TenantTemplate();
+    template.getApps().add(new AppSpec("web", "registry.example.com/acme/web", "1.0.0", 1, 8080));
+    SparePool pool = new SparePool();
+    pool.getMetadata().setName(name);
+    pool.setSpec(new SparePoolSpec(buffer, maxProvisioning, template));
+    client.resources(SparePool.class).resource(pool).create();
+  }
+
+  private static List<Tenant> ready(String pool) {
+    return client.resources(Tenant.class).withLabel(WellKnown.SPARE_POOL, pool).list().getItems().stream()
+        .filter(Spares::isReady).toList();
+  }
+
+  private static int freePort() {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
