@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The main job, locally: a simulated cluster (real control plane, kwok nodes) named
-# "tenantry-local" with the CRDs installed, the operator running against it in the foreground,
-# and the examples from deploy/examples applied (the Tenant "acme" becomes Ready).
+# "tenantry-local" with the CRDs installed, the Cloud Datastore emulator holding the fleet
+# records, the operator running against both in the foreground (the allocation API on
+# http://localhost:8080/v1/allocations), and the examples from deploy/examples applied (the
+# Tenant "acme" becomes Ready, the SparePool "default" keeps Ready spares for signups).
 #
 #   tools/run-local.sh        build, start (or reuse) the cluster, run the operator until Ctrl-C
 #   tools/run-local.sh down   delete the cluster
@@ -29,12 +31,35 @@ kubectl=("${TENANTRY_CACHE:-$HOME/.cache/tenantry}/k8s/${KUBERNETES_VERSION}-lin
   -f deploy/manifests/ >&2
 "${kubectl[@]}" wait --for condition=established --timeout=60s crd/tenants.tenantry.io crd/sparepools.tenantry.io >&2
 
-log "starting the operator (logs: target/operator.log)"
 mkdir -p target
-java -cp "controller/target/classes:$(cat controller/target/runtime.classpath)" io.tenantry.controller.operator.Main \
-  --kubeconfig "$kubeconfig" --identity "local-$(hostname)" >target/operator.log 2>&1 &
+local_dir="${TENANTRY_CACHE:-$HOME/.cache/tenantry}/local"
+mkdir -p "$local_dir"
+datastore_port=8081
+log "starting the Cloud Datastore emulator on localhost:$datastore_port (logs: target/datastore-emulator.log)"
+emulator="$(gcloud info --format='value(installation.sdk_root)')/platform/cloud-datastore-emulator/cloud_datastore_emulator"
+(cd target && exec "$emulator" start --host=localhost --port=$datastore_port --store_on_disk=false \
+  --store_index_configuration_on_disk=false) >target/datastore-emulator.log 2>&1 &
+datastore=$!
+trap 'kill $datastore 2>/dev/null' EXIT INT TERM
+for _ in $(seq 60); do curl -fs "http://localhost:$datastore_port/" >/dev/null && break; sleep 1; done
+
+# The allocation API's bearer token: made once, kept with the cache (never in the repository).
+[[ -s "$local_dir/allocation-token" ]] || (umask 077; head -c 24 /dev/urandom | base64 | tr -d '/+=' >"$local_dir/allocation-token")
+cat >target/local-operator.yaml <<YAML
+fleet:
+  datastoreProjectId: tenantry-local
+  clusterName: local
+allocation:
+  enabled: true
+  tokenFile: $local_dir/allocation-token
+YAML
+
+log "starting the operator (logs: target/operator.log)"
+DATASTORE_EMULATOR_HOST=localhost:$datastore_port \
+  java -cp "controller/target/classes:$(cat controller/target/runtime.classpath)" io.tenantry.controller.operator.Main \
+  --kubeconfig "$kubeconfig" --config target/local-operator.yaml --identity "local-$(hostname)" >target/operator.log 2>&1 &
 operator=$!
-trap 'kill $operator 2>/dev/null; wait $operator 2>/dev/null' EXIT INT TERM
+trap 'kill $operator 2>/dev/null; wait $operator 2>/dev/null; kill $datastore 2>/dev/null' EXIT INT TERM
 
 "${kubectl[@]}" apply --server-side --field-manager=tenantry-examples -f deploy/examples/ >&2
 log "waiting for the example tenant acme to become Ready"
@@ -50,6 +75,13 @@ In another terminal:
   export KUBECONFIG=$kubeconfig
   kubectl get tenants
   kubectl describe tenant acme
+  kubectl get sparepools
+
+Sign a customer up (binds a Ready spare of the pool "default"; the same requestId always gets the same tenant):
+
+  curl -s -H "Authorization: Bearer \$(cat $local_dir/allocation-token)" -H 'Content-Type: application/json' \\
+    -d '{"requestId":"signup-1","organization":"Initech","email":"ops@initech.example"}' \\
+    http://localhost:8080/v1/allocations
 
 Ctrl-C stops the operator; tools/run-local.sh down deletes the cluster.
 MSG

@@ -57,4 +57,27 @@ class OperatorConfigTest {
             + " with a letter, at most 15 characters; workers: must be at least 1; plans.standard.quota.requests.cpu: 'lots'"
             + " is not a quantity");
   }
+
+  @Test
+  void theAllocationApiNeedsItsRecordsAndToken() {
+    assertThatThrownBy(() -> OperatorConfig.parse("""
+        allocation:
+          enabled: true
+          maxRequestBytes: 10
+        fleet:
+          clusterName: East_1
+        """))
+        .hasMessage("invalid operator configuration: fleet.clusterName: must be a DNS label (lowercase letters, digits and '-',"
+            + " at most 63 characters); fleet.datastoreProjectId: required when allocation.enabled (allocations are recorded"
+            + " in Datastore); allocation.tokenFile: required when allocation.enabled; allocation.maxRequestBytes: must be"
+            + " between 256 and 1048576");
+
+    OperatorConfig config = OperatorConfig.parse("""
+        allocation: {enabled: true, tokenFile: /run/secrets/token}
+        fleet: {datastoreProjectId: my-project, clusterName: east-1, kubeconfigs: [/etc/fleet/west.yaml]}
+        """);
+    assertThat(config.allocation.defaultPool).isEqualTo("default");
+    assertThat(config.fleet.clusterContextOrName()).isEqualTo("east-1");
+    assertThat(config.fleet.kubeconfigs).containsExactly("/etc/fleet/west.yaml");
+  }
 }
