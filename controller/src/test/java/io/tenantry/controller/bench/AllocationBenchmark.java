@@ -63,6 +63,7 @@ public final class AllocationBenchmark {
       config.maxConcurrentRollouts = 200;
       Path work = Files.createTempDirectory("tenantry-bench-alloc-");
       Files.writeString(work.resolve("token"), "bench-token");
+      config.fleet.datastoreProjectId = DatastoreEmulator.PROJECT_ID;
       config.allocation.enabled = true;
       config.allocation.tokenFile = work.resolve("token").toString();
       FleetRecords records = new DatastoreFleetRecords(emulator.datastore(), "bench");

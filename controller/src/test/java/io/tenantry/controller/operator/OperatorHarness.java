@@ -93,8 +93,10 @@ final class OperatorHarness implements AutoCloseable {
   AllocationCalls serveAllocations(FleetRecords records, String token) throws Exception {
     Path tokenFile = storeDirectory.resolve("allocation-token");
     Files.writeString(tokenFile, token + "\n");
+    config.fleet.datastoreProjectId = io.tenantry.spares.DatastoreEmulator.PROJECT_ID;
     config.allocation.enabled = true;
     config.allocation.tokenFile = tokenFile.toString();
+    config.validate();
     allocation = AllocationService.start(operator, config, operatorClient, records, java.time.Clock.systemUTC());
     return new AllocationCalls(operator.httpPort(), token);
   }
