@@ -23,5 +23,5 @@ fi
 # No SLF4J binding is on the runtime class path, so SLF4J's own notice about it is silenced; the
 # CLI reports everything a user needs itself.
 exec java -Dslf4j.internal.verbosity=ERROR \
-  -cp "$root/deploy/target/classes:$root/spares/target/classes:$root/api/target/classes:$(cat "$classpath_file")" \
+  -cp "$root/deploy/target/classes:$(cat "$classpath_file")" \
   io.tenantry.deploy.cli.Tenantctl "$@"
