@@ -116,6 +116,10 @@ public final class RolloutEngine {
       KubernetesClient client = clients.apply(wave.cluster());
       String name = "wave " + wave.index() + "/" + rollout.waves().size() + " (" + wave.cluster() + ")";
       if (wave.count(TenantProgress.Step.PENDING) > 0) {
+        // A pause or abort given while the previous wave finished: write nothing more.
+        if (records.heartbeat(rollout.id(), runner, clock.instant()) != RolloutState.RUNNING) {
+          return false;
+        }
         for (TenantProgress tenant : wave.tenants()) {
           if (tenant.step() == TenantProgress.Step.PENDING) {
             wave = wave.with(apply(client, tenant, app, version));
