@@ -59,17 +59,27 @@ public final class DatastoreRolloutRecords implements RolloutRecords {
     this.rollouts = datastore.newKeyFactory().setNamespace(namespace).setKind(ROLLOUT);
   }
 
+  /** Datastore's limit of entities written by one commit. */
+  private static final int MAX_PER_COMMIT = 500;
+
   @Override
   public void create(Rollout rollout) {
     Key key = rollouts.newKey(rollout.id());
+    if (datastore.get(key) != null) {
+      throw new RolloutConflictException("a rollout with id " + rollout.id() + " exists");
+    }
+    // The waves first, in commits of at most 500, then the header, which makes the rollout exist:
+    // a rollout is never seen without its waves. (Waves left by a crash in between have no header
+    // and are never read.)
+    List<FullEntity<?>> waves = rollout.waves().stream().<FullEntity<?>>map(w -> wave(key, w)).toList();
+    for (int from = 0; from < waves.size(); from += MAX_PER_COMMIT) {
+      datastore.put(waves.subList(from, Math.min(waves.size(), from + MAX_PER_COMMIT)).toArray(new FullEntity<?>[0]));
+    }
     datastore.runInTransaction(txn -> {
       if (txn.get(key) != null) {
         throw new RolloutConflictException("a rollout with id " + rollout.id() + " exists");
       }
-      List<FullEntity<?>> entities = new ArrayList<>();
-      entities.add(header(key, rollout));
-      rollout.waves().forEach(w -> entities.add(wave(key, w)));
-      txn.put(entities.toArray(new FullEntity<?>[0]));
+      txn.put(header(key, rollout));
       return null;
     });
   }
