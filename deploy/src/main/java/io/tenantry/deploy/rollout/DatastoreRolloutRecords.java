@@ -3,6 +3,7 @@ package io.tenantry.deploy.rollout;
 import com.google.cloud.Timestamp;
 import com.google.cloud.datastore.BooleanValue;
 import com.google.cloud.datastore.Datastore;
+import com.google.cloud.datastore.DatastoreException;
 import com.google.cloud.datastore.Entity;
 import com.google.cloud.datastore.EntityValue;
 import com.google.cloud.datastore.FullEntity;
@@ -75,7 +76,7 @@ public final class DatastoreRolloutRecords implements RolloutRecords {
     for (int from = 0; from < waves.size(); from += MAX_PER_COMMIT) {
       datastore.put(waves.subList(from, Math.min(waves.size(), from + MAX_PER_COMMIT)).toArray(new FullEntity<?>[0]));
     }
-    datastore.runInTransaction(txn -> {
+    inTransaction(txn -> {
       if (txn.get(key) != null) {
         throw new RolloutConflictException("a rollout with id " + rollout.id() + " exists");
       }
@@ -211,7 +212,7 @@ public final class DatastoreRolloutRecords implements RolloutRecords {
   /** Reads the header in a transaction, applies {@code change}, stamps {@code updatedAt} and commits. */
   private Entity updateHeader(String id, HeaderChange change, Instant now) {
     Key key = rollouts.newKey(id);
-    return datastore.runInTransaction(txn -> {
+    return inTransaction(txn -> {
       Entity header = txn.get(key);
       if (header == null) {
         throw new RolloutConflictException("no rollout with id " + id);
@@ -222,6 +223,21 @@ public final class DatastoreRolloutRecords implements RolloutRecords {
       txn.put(updated);
       return updated;
     });
+  }
+
+  /**
+   * Runs {@code work} in a transaction, retried by the client when Datastore aborts it for
+   * contention. The client wraps what {@code work} throws; a refusal is given back as thrown.
+   */
+  private <T> T inTransaction(Datastore.TransactionCallable<T> work) {
+    try {
+      return datastore.runInTransaction(work);
+    } catch (DatastoreException e) {
+      if (e.getCause() instanceof RolloutConflictException refused) {
+        throw refused;
+      }
+      throw e;
+    }
   }
 
   private static void requireRunner(Entity header, Runner runner) {
