@@ -5,6 +5,7 @@ import com.google.cloud.datastore.Datastore;
 import com.google.cloud.datastore.DatastoreOptions;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.tenantry.deploy.rollout.DatastoreRolloutRecords;
+import io.tenantry.deploy.rollout.RolloutConflictException;
 import io.tenantry.deploy.rollout.RolloutRecords;
 import io.tenantry.spares.fleet.Cluster;
 import io.tenantry.spares.fleet.DatastoreFleetRecords;
@@ -80,7 +81,8 @@ final class Fleet implements AutoCloseable {
   KubernetesClient client(String cluster) {
     return clients.computeIfAbsent(cluster, name -> {
       Cluster registered = records().getCluster(name)
-          .orElseThrow(() -> new UsageException("--clusters: unknown cluster " + name));
+          .orElseThrow(() -> new RolloutConflictException("cluster " + name
+              + " is no longer registered (tenantctl clusters list)"));
       return contexts().connect(registered);
     });
   }

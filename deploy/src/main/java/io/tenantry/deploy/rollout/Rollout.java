@@ -49,9 +49,4 @@ public record Rollout(String id, RolloutRequest request, RolloutState state, Lis
         .map(p -> p.cluster().equals(pool.cluster()) && p.pool().equals(pool.pool()) ? pool : p).toList(),
         createdAt, updatedAt, message, runner, heartbeatAt);
   }
-
-  public Rollout withState(RolloutState newState, String newMessage) {
-    return new Rollout(id, request, newState, clusters, waves, pools, createdAt, updatedAt, newMessage, runner,
-        heartbeatAt);
-  }
 }
