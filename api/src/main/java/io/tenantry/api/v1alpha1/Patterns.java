@@ -1,17 +1,17 @@
 package io.tenantry.api.v1alpha1;
 
-/** Regular expressions shared by the model's validation annotations. */
-final class Patterns {
+/** Regular expressions shared by the model's validation annotations, and by tools that check input before writing it. */
+public final class Patterns {
   /** An RFC 1123 DNS label: the names of apps and databases become object names. */
-  static final String DNS_LABEL = "^[a-z]([-a-z0-9]*[a-z0-9])?$";
+  public static final String DNS_LABEL = "^[a-z]([-a-z0-9]*[a-z0-9])?$";
   /** A positive Kubernetes quantity without sign or exponent, such as {@code 10Gi} or {@code 500m}. */
-  static final String QUANTITY = "^([0-9]+(\\.[0-9]+)?|\\.[0-9]+)([KMGTPE]i|[mkMGTPE])?$";
+  public static final String QUANTITY = "^([0-9]+(\\.[0-9]+)?|\\.[0-9]+)([KMGTPE]i|[mkMGTPE])?$";
   /** A container image tag, as the OCI distribution spec allows it. */
-  static final String IMAGE_TAG = "^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$";
+  public static final String IMAGE_TAG = "^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$";
   /** An image reference without tag or digest: registry/path. */
-  static final String IMAGE = "^[a-z0-9]+([._-][a-z0-9]+)*(:[0-9]+)?(/[a-z0-9]+([._-][a-z0-9]+)*)*$";
+  public static final String IMAGE = "^[a-z0-9]+([._-][a-z0-9]+)*(:[0-9]+)?(/[a-z0-9]+([._-][a-z0-9]+)*)*$";
   /** An environment variable name (C identifier). */
-  static final String ENV_NAME = "^[A-Za-z_][A-Za-z0-9_]*$";
+  public static final String ENV_NAME = "^[A-Za-z_][A-Za-z0-9_]*$";
 
   private Patterns() {
   }

@@ -11,26 +11,26 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 
 /** Calls the allocation API as a signup service would. */
-final class AllocationCalls {
+public final class AllocationCalls {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private final URI uri;
   private final String token;
 
-  AllocationCalls(int port, String token) {
+  public AllocationCalls(int port, String token) {
     this.uri = URI.create("http://localhost:" + port + "/v1/allocations");
     this.token = token;
   }
 
   /** An answer: status, Retry-After (or null) and the JSON body. */
-  record Answer(int status, String retryAfter, JsonNode body) {
-    String tenant() {
+  public record Answer(int status, String retryAfter, JsonNode body) {
+    public String tenant() {
       return body.path("tenant").asText(null);
     }
   }
 
-  Answer allocate(String requestId, String organization, String email, String pool) {
+  public Answer allocate(String requestId, String organization, String email, String pool) {
     var node = JSON.createObjectNode().put("requestId", requestId).put("organization", organization).put("email", email);
     if (pool != null) {
       node.put("pool", pool);
@@ -38,7 +38,7 @@ final class AllocationCalls {
     return post(node.toString(), "Bearer " + token);
   }
 
-  Answer post(String body, String authorization) {
+  public Answer post(String body, String authorization) {
     HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30))
         .header("Content-Type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofString(body));
@@ -48,7 +48,7 @@ final class AllocationCalls {
     return send(request.build());
   }
 
-  Answer send(HttpRequest request) {
+  public Answer send(HttpRequest request) {
     try {
       HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
       return new Answer(response.statusCode(), response.headers().firstValue("Retry-After").orElse(null),
@@ -61,7 +61,7 @@ final class AllocationCalls {
     }
   }
 
-  URI uri() {
+  public URI uri() {
     return uri;
   }
 }

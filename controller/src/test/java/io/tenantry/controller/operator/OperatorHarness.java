@@ -28,32 +28,35 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** An operator running in the test JVM against a test cluster, with a client that counts its requests. */
-final class OperatorHarness implements AutoCloseable {
+/**
+ * An operator running in the test JVM against a test cluster, with a client that counts its requests.
+ * Public, and shipped in the controller's test-jar, for the deploy module's rollout tests.
+ */
+public final class OperatorHarness implements AutoCloseable {
 
   private static final AtomicInteger SEQUENCE = new AtomicInteger();
 
-  final RequestCounter requests = new RequestCounter();
-  final Path storeDirectory;
-  final SecretStore store;
-  final KubernetesClient operatorClient;
+  public final RequestCounter requests = new RequestCounter();
+  public final Path storeDirectory;
+  public final SecretStore store;
+  public final KubernetesClient operatorClient;
   private final OperatorConfig config;
   private final TenantCleanup fleetCleanup;
   private final io.fabric8.kubernetes.client.Config adminConfig;
   /** The running operator; replaced by {@link #restart()}. */
-  Operator operator;
+  public Operator operator;
   /** The allocation API, once {@link #serveAllocations} started it. */
-  AllocationService allocation;
+  public AllocationService allocation;
 
-  OperatorHarness(TestCluster cluster, OperatorConfig config) throws Exception {
+  public OperatorHarness(TestCluster cluster, OperatorConfig config) throws Exception {
     this(cluster, config, null);
   }
 
-  OperatorHarness(TestCluster cluster, OperatorConfig config, SecretStore store) throws Exception {
+  public OperatorHarness(TestCluster cluster, OperatorConfig config, SecretStore store) throws Exception {
     this(cluster, config, store, TenantCleanup.NONE);
   }
 
-  OperatorHarness(TestCluster cluster, OperatorConfig config, SecretStore store, TenantCleanup fleetCleanup) throws Exception {
+  public OperatorHarness(TestCluster cluster, OperatorConfig config, SecretStore store, TenantCleanup fleetCleanup) throws Exception {
     this(cluster, config, store, fleetCleanup, cluster.config());
   }
 
@@ -61,7 +64,7 @@ final class OperatorHarness implements AutoCloseable {
    * An operator on {@code store} (a new local store in a temporary directory when null) with
    * {@code fleetCleanup}, talking to the cluster as {@code identity} (the admin, or a ServiceAccount).
    */
-  OperatorHarness(TestCluster cluster, OperatorConfig config, SecretStore store, TenantCleanup fleetCleanup,
+  public OperatorHarness(TestCluster cluster, OperatorConfig config, SecretStore store, TenantCleanup fleetCleanup,
       io.fabric8.kubernetes.client.Config identity) throws Exception {
     this.fleetCleanup = fleetCleanup;
     this.adminConfig = cluster.config();
@@ -90,7 +93,7 @@ final class OperatorHarness implements AutoCloseable {
    * Serves the allocation API from this operator, on {@code records}, with {@code config}'s
    * allocation and fleet settings (the token file is written here). Closed with the harness.
    */
-  AllocationCalls serveAllocations(FleetRecords records, String token) throws Exception {
+  public AllocationCalls serveAllocations(FleetRecords records, String token) throws Exception {
     Path tokenFile = storeDirectory.resolve("allocation-token");
     Files.writeString(tokenFile, token + "\n");
     config.fleet.datastoreProjectId = io.tenantry.spares.DatastoreEmulator.PROJECT_ID;
@@ -102,23 +105,23 @@ final class OperatorHarness implements AutoCloseable {
   }
 
   /** Stops the operator gracefully and starts a new one on the same cluster and store, as a restart would. */
-  void restart() throws Exception {
+  public void restart() throws Exception {
     operator.close();
     operator = start();
   }
 
-  static void installCrds(TestCluster cluster) {
+  public static void installCrds(TestCluster cluster) {
     try (KubernetesClient client = cluster.newClient()) {
       Crds.install(client, Tenant.class.getResource("/META-INF/fabric8/tenants.tenantry.io-v1.yml"));
       Crds.install(client, SparePool.class.getResource("/META-INF/fabric8/sparepools.tenantry.io-v1.yml"));
     }
   }
 
-  static String uniqueName(String prefix) {
+  public static String uniqueName(String prefix) {
     return prefix + "-" + Long.toString(ProcessHandle.current().pid() % 10000, 36) + "-" + SEQUENCE.incrementAndGet();
   }
 
-  static Tenant tenant(String name, int webReplicas, boolean database) {
+  public static Tenant tenant(String name, int webReplicas, boolean database) {
     Tenant tenant = new Tenant();
     tenant.getMetadata().setName(name);
     TenantSpec spec = new TenantSpec();
@@ -134,26 +137,26 @@ final class OperatorHarness implements AutoCloseable {
   }
 
   /** Sets the first app's version as {@code kubectl patch --type=json} would: no read-modify-write, no conflict. */
-  static void setAppVersion(KubernetesClient client, String name, String version) {
+  public static void setAppVersion(KubernetesClient client, String name, String version) {
     client.resources(Tenant.class).withName(name).patch(PatchContext.of(PatchType.JSON),
         "[{\"op\":\"replace\",\"path\":\"/spec/apps/0/version\",\"value\":\"" + version + "\"}]");
   }
 
   /** Sets spec.state with a JSON patch, as {@code kubectl patch} would. */
-  static void setState(KubernetesClient client, String name, TenantState state) {
+  public static void setState(KubernetesClient client, String name, TenantState state) {
     client.resources(Tenant.class).withName(name).patch(PatchContext.of(PatchType.JSON_MERGE),
         "{\"spec\":{\"state\":\"" + state + "\"}}");
   }
 
   /** Installs the shipped admission policy (deploy/manifests) and waits until the API server enforces it. */
-  static void installAdmissionPolicy(KubernetesClient client) throws Exception {
+  public static void installAdmissionPolicy(KubernetesClient client) throws Exception {
     Path manifest = TestBinaries.locate().toolsDir().getParent().resolve("deploy/manifests/admission-policy.yaml");
     try (InputStream in = Files.newInputStream(manifest)) {
       client.load(in).forceConflicts().serverSideApply();
     }
   }
 
-  static Tenant awaitPhase(KubernetesClient client, String name, TenantPhase phase, Duration timeout) {
+  public static Tenant awaitPhase(KubernetesClient client, String name, TenantPhase phase, Duration timeout) {
     await().atMost(timeout).pollInterval(Duration.ofMillis(200)).until(() -> {
       Tenant t = client.resources(Tenant.class).withName(name).get();
       return t != null && t.getStatus() != null && t.getStatus().getPhase() == phase;
@@ -162,7 +165,7 @@ final class OperatorHarness implements AutoCloseable {
   }
 
   /** Waits until the queue is empty and every sync that was started has finished. */
-  void awaitIdle() {
+  public void awaitIdle() {
     await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(100))
         .until(() -> operator.queue().len() == 0 && operator.syncsInProgress() == 0);
   }
@@ -171,7 +174,7 @@ final class OperatorHarness implements AutoCloseable {
    * Purges and deletes every Tenant in the cluster, so that the next test class's operator starts
    * from an empty cluster; the purge path itself is exercised for every tenant a class created.
    */
-  void purgeAll(KubernetesClient client) {
+  public void purgeAll(KubernetesClient client) {
     client.resources(SparePool.class).delete(); // A pool would refill what is purged.
     for (Tenant tenant : client.resources(Tenant.class).list().getItems()) {
       String name = tenant.getMetadata().getName();

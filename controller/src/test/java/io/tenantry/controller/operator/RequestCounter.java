@@ -8,7 +8,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** Counts every HTTP request a client sends (an interceptor on the client), and remembers the last few. */
-final class RequestCounter implements Interceptor {
+public final class RequestCounter implements Interceptor {
 
   private final AtomicLong count = new AtomicLong();
   private final List<String> recent = new CopyOnWriteArrayList<>();
@@ -24,16 +24,16 @@ final class RequestCounter implements Interceptor {
     }
   }
 
-  long count() {
+  public long count() {
     return count.get();
   }
 
   /** Every request so far, as "METHOD uri". */
-  List<String> all() {
+  public List<String> all() {
     return List.copyOf(all);
   }
 
-  List<String> recent() {
+  public List<String> recent() {
     return List.copyOf(recent);
   }
 }

@@ -112,6 +112,10 @@ public final class AllocationApi implements HttpHandler {
       exchange.getResponseHeaders().set("Retry-After", Integer.toString(OUTAGE_RETRY_SECONDS));
       error(exchange, 503, null, "a cluster could not be reached; retry");
       return;
+    } catch (RuntimeException e) {
+      LOG.error("allocation failed {} {}", kv("requestId", request.requestId()), kv("error", e.toString()));
+      error(exchange, 500, null, "internal error; the request can be retried with the same requestId");
+      return;
     }
     if (outcome instanceof Allocated allocated) {
       respond(exchange, 200, body(allocated.allocation()));

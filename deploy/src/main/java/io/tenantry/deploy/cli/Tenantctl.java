@@ -1,0 +1,128 @@
+package io.tenantry.deploy.cli;
+
+import com.google.cloud.datastore.DatastoreException;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.tenantry.deploy.rollout.RolloutConflictException;
+import io.tenantry.deploy.rollout.RolloutInputException;
+import io.tenantry.spares.fleet.FleetConflictException;
+import io.tenantry.spares.fleet.FleetInputException;
+import java.io.PrintStream;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * {@code tenantctl}, the fleet's ops CLI: the cluster registry, tenants across clusters, and
+ * health-gated rollouts of app versions. See {@link #USAGE}.
+ */
+public final class Tenantctl {
+
+  static final String USAGE = """
+      Usage: tenantctl COMMAND [ARGS] [OPTIONS]
+
+      Commands:
+        clusters register NAME --context CTX [--label KEY=VALUE]...
+                              Register a cluster (or update it), reached through kubeconfig context CTX.
+                              Only the context's name is stored, never credentials.
+        clusters list         NAME, CONTEXT, LABELS and REGISTERED of each registered cluster.
+        clusters remove NAME  Forget a cluster (refused while tenants are placed on it).
+        get tenants [--clusters C1,C2]
+                              CLUSTER, TENANT, STATE, PHASE, VERSIONS and READY of every tenant, across
+                              every registered cluster (or those named).
+        deploy --app APP --version V (--tenants T1,T2 | --selector SELECTOR | --all)
+               [--clusters C1,C2] [--wave-size N] [--max-failures K] [--tenant-timeout DURATION]
+                              Roll APP to version V in waves of N tenants (default 10), cluster by
+                              cluster (in --clusters order, else by name), a wave at a time: a wave is
+                              done when each of its tenants reports V Ready or has failed. A tenant
+                              fails when the operator marks it Degraded (its rollout passed the
+                              operator's rolloutDeadlineSeconds) or when it is not Ready on V within
+                              --tenant-timeout (default 10m) of the write. After K failed tenants
+                              (default 1) no new wave starts: the rest keep their version. With --all,
+                              each cluster's spare pools follow once its waves are done. Unallocated
+                              spares follow their pool; Frozen and Archived tenants are left out.
+                              Running the same deploy again resumes its unfinished rollout.
+        rollout list          Every rollout, newest first.
+        rollout status ID     A rollout's waves, failed tenants and pools.
+        rollout pause ID      The running deploy stops at its next poll; the record says PAUSED.
+        rollout resume ID     Continue a paused rollout, or one whose tenantctl was killed, where it
+                              stopped: finished waves are not redone.
+        rollout abort ID      Stop for good; tenants not yet reached keep their version.
+
+      Options (anywhere after the command):
+        --datastore-project P     Google Cloud project of the fleet records (env TENANTRY_DATASTORE_PROJECT,
+                                  else DATASTORE_PROJECT_ID). With DATASTORE_EMULATOR_HOST set, the
+                                  Datastore emulator there is used, without credentials.
+        --datastore-namespace NS  Datastore namespace of the fleet records (env TENANTRY_DATASTORE_NAMESPACE,
+                                  default tenantry, as the operator's fleet.datastoreNamespace).
+        --kubeconfig FILE[:FILE]  Where the clusters' contexts are (default $KUBECONFIG, else ~/.kube/config).
+        -h, --help                Show this help.
+
+      Exit status: 0 done, 1 a cluster or Datastore failed or the command conflicts with a rollout's
+      state, 2 bad usage (nothing was changed), 3 the rollout halted after --max-failures,
+      4 the rollout was paused or aborted.
+      """;
+
+  static final Set<String> GLOBAL_OPTIONS = Set.of("--datastore-project", "--datastore-namespace", "--kubeconfig");
+
+  /** Every command by its first word; the order is the usage's. */
+  static final Map<String, Function<Args, Command>> COMMANDS = new LinkedHashMap<>();
+
+  static {
+    COMMANDS.put(ClustersCommand.NAME, ClustersCommand::parse);
+    COMMANDS.put(GetTenantsCommand.NAME, GetTenantsCommand::parse);
+    COMMANDS.put(DeployCommand.NAME, DeployCommand::parse);
+    COMMANDS.put(RolloutCommand.NAME, RolloutCommand::parse);
+  }
+
+  private Tenantctl() {
+  }
+
+  public static void main(String[] args) throws InterruptedException {
+    System.exit(run(args, System.out, System.err, System.getenv(), System.console() != null));
+  }
+
+  /** Runs one command line; returns the exit status. {@code live}: redraw progress in place (ANSI). */
+  public static int run(String[] argv, PrintStream out, PrintStream err, Map<String, String> env, boolean live)
+      throws InterruptedException {
+    Command command;
+    Fleet fleet;
+    try {
+      Args args = Args.parse(argv);
+      if (args.help() || args.positionals().isEmpty()) {
+        if (!args.help()) {
+          throw new UsageException("missing command (" + String.join(", ", COMMANDS.keySet()) + ")");
+        }
+        out.print(USAGE);
+        return 0;
+      }
+      String name = args.positionals().get(0);
+      Function<Args, Command> parser = COMMANDS.get(name);
+      if (parser == null) {
+        throw new UsageException("unknown command \"" + name + "\" (expected one of "
+            + String.join(", ", COMMANDS.keySet()) + ")");
+      }
+      command = parser.apply(args);
+      fleet = Fleet.of(args, env);
+    } catch (UsageException | RolloutInputException e) {
+      return badUsage(e, err);
+    }
+    try (fleet) {
+      return command.run(fleet, new Command.Terminal(out, err, live));
+    } catch (UsageException | RolloutInputException | FleetInputException e) {
+      return badUsage(e, err);
+    } catch (RolloutConflictException | FleetConflictException e) {
+      err.println("tenantctl: " + e.getMessage());
+      return 1;
+    } catch (KubernetesClientException | DatastoreException e) {
+      err.println("tenantctl: " + e.getMessage());
+      return 1;
+    }
+  }
+
+  private static int badUsage(RuntimeException e, PrintStream err) {
+    err.println("tenantctl: " + e.getMessage());
+    err.println("Run 'tenantctl --help' for usage.");
+    return 2;
+  }
+}
