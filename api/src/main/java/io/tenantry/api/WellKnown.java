@@ -14,6 +14,8 @@ public final class WellKnown {
   public static final String ALLOCATION_REQUEST = "tenantry.io/allocation-request";
   /** On an allocated tenant: when it was allocated (RFC 3339). */
   public static final String ALLOCATED_AT = "tenantry.io/allocated-at";
+  /** On an allocated tenant ("true"): its allocation is in the fleet records. */
+  public static final String ALLOCATION_RECORDED = "tenantry.io/allocation-recorded";
   /**
    * On a SparePool: the last time (RFC 3339) a signup found no Ready spare in it. While recent, the
    * pool builds beyond its buffer (see the SparePool controller).

@@ -24,8 +24,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The allocation API as the operator runs it: the fleet's clusters this process reaches, the
- * allocator, and a background task that re-reads the registered clusters and finishes bindings a
- * killed process left (the first run happens before the API is served).
+ * allocator, and a background task that re-reads the registered clusters and records allocations
+ * the fleet records lack (a killed process's last ones; the first run happens before the API is served).
  */
 public final class AllocationService implements AutoCloseable {
 
@@ -65,7 +65,7 @@ public final class AllocationService implements AutoCloseable {
   private void refresh() {
     try {
       directory.refresh();
-      allocator.finishInterruptedBindings();
+      allocator.recordUnrecorded();
     } catch (RuntimeException e) {
       // Datastore or a cluster unreachable: allocations answer 503 meanwhile; try again next period.
       LOG.warn("allocation refresh failed {}", kv("error", e.getMessage()));
@@ -91,6 +91,7 @@ public final class AllocationService implements AutoCloseable {
   @Override
   public void close() {
     refresh.shutdownNow();
+    allocator.close();
     directory.close();
   }
 }

@@ -101,6 +101,7 @@ class AllocationAcrossClustersIT {
     assertThat(bound.getSpec().getState()).isEqualTo(TenantState.Active);
     assertThat(bound.getMetadata().getAnnotations()).containsEntry(WellKnown.ALLOCATION_REQUEST, "across-1");
     assertThat(eastClient.resources(Tenant.class).withName(first.tenant()).get()).isNull();
+    await().atMost(Duration.ofSeconds(30)).until(() -> records.placement(first.tenant()).isPresent());
     assertThat(records.placement(first.tenant())).contains("west");
     assertThat(records.listClusters()).extracting(Cluster::name).containsExactly("east", "west");
 
@@ -109,6 +110,7 @@ class AllocationAcrossClustersIT {
     awaitReadySpares(eastClient, 4);
     Answer second = api.allocate("across-2", "Eastco", "ops@eastco.example", POOL);
     assertThat(second.body().path("cluster").asText()).isEqualTo("east");
+    await().atMost(Duration.ofSeconds(30)).until(() -> records.placement(second.tenant()).isPresent());
     assertThat(records.placement(second.tenant())).contains("east");
     // And the first request id still finds its west tenant.
     assertThat(api.allocate("across-1", "Westco", "ops@westco.example", POOL).body()).isEqualTo(first.body());

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.tenantry.api.Spares;
 import io.tenantry.api.WellKnown;
 import io.tenantry.api.v1alpha1.AppSpec;
@@ -99,8 +101,11 @@ class AllocationIT {
       assertThat(tenant.getSpec().getOrganization()).isEqualTo("Org " + requestId);
       assertThat(answer.body().path("namespace").asText()).isEqualTo("tenant-" + answer.tenant());
       assertThat(answer.body().path("cluster").asText()).isEqualTo("east");
-      assertThat(records.findAllocation(requestId)).map(Allocation::tenant).contains(answer.tenant());
-      assertThat(records.placement(answer.tenant())).contains("east");
+      // Recorded in Datastore behind the answer.
+      await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+        assertThat(records.findAllocation(requestId)).map(Allocation::tenant).contains(answer.tenant());
+        assertThat(records.placement(answer.tenant())).contains("east");
+      });
     }
 
     // Replays: the allocated ids get byte-for-byte the same answer; the refused ones never get one
@@ -174,27 +179,32 @@ class AllocationIT {
   }
 
   @Test
-  void aClaimLeftByAKilledProcessIsBoundToItsRecord() {
-    String pool = uniqueName("claimed");
+  void anAllocationBoundButNotRecordedByAKilledProcessIsRecordedAndItsRetryGetsThatTenant() {
+    String pool = uniqueName("unrecorded");
     createPool(pool, 2, 2);
     awaitReadySpares(pool, 2);
-    Tenant spare = readySpares(pool).get(0);
-    String name = spare.getMetadata().getName();
-    // What a process killed after the claim and before the bind leaves behind.
-    Allocation claim = records.recordAllocation(new Allocation("killed-" + pool, "Initech", "it@initech.example", name, "east",
-        spare.getStatus().getNamespace(), Instant.now().truncatedTo(ChronoUnit.MICROS)));
+    String name = readySpares(pool).get(0).getMetadata().getName();
+    // What a process killed after the bind and before the record leaves behind.
+    String allocatedAt = Instant.now().truncatedTo(ChronoUnit.MICROS).toString();
+    client.resources(Tenant.class).withName(name).patch(PatchContext.of(PatchType.JSON_MERGE), """
+        {"metadata": {"annotations": {"%s": "killed-%s", "%s": "%s"}},
+         "spec": {"state": "Active", "organization": "Initech", "email": "it@initech.example"}}
+        """.formatted(WellKnown.ALLOCATION_REQUEST, pool, WellKnown.ALLOCATED_AT, allocatedAt));
+    await().atMost(Duration.ofSeconds(10)).until(() -> harness.allocation.allocator().recordUnrecorded() == 1);
 
-    assertThat(harness.allocation.allocator().finishInterruptedBindings()).isEqualTo(1);
-
-    Tenant bound = client.resources(Tenant.class).withName(name).get();
-    assertThat(bound.getSpec().getState()).isEqualTo(TenantState.Active);
-    assertThat(bound.getSpec().getOrganization()).isEqualTo("Initech");
-    assertThat(bound.getMetadata().getAnnotations()).containsEntry(WellKnown.ALLOCATION_REQUEST, "killed-" + pool);
+    await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(client.resources(Tenant.class).withName(name).get()
+        .getMetadata().getAnnotations()).containsEntry(WellKnown.ALLOCATION_RECORDED, "true"));
+    Allocation recorded = records.findAllocation("killed-" + pool).orElseThrow();
+    assertThat(recorded.tenant()).isEqualTo(name);
+    assertThat(recorded.organization()).isEqualTo("Initech");
+    assertThat(recorded.cluster()).isEqualTo("east");
+    // Recorded once: a second pass finds nothing left to record.
+    await().atMost(Duration.ofSeconds(10)).until(() -> harness.allocation.allocator().recordUnrecorded() == 0);
     // The caller's retry gets that tenant.
     Answer retry = api.allocate("killed-" + pool, "Initech", "it@initech.example", pool);
     assertThat(retry.status()).isEqualTo(200);
     assertThat(retry.tenant()).isEqualTo(name);
-    assertThat(retry.body().path("allocatedAt").asText()).isEqualTo(claim.allocatedAt().toString());
+    assertThat(retry.body().path("allocatedAt").asText()).isEqualTo(allocatedAt);
   }
 
   private static void assertRefused(Answer answer, int status, String field, String message) {

@@ -142,12 +142,19 @@ class AllocationKillIT {
       for (Tenant tenant : bound) {
         String requestId = tenant.getMetadata().getAnnotations().get(WellKnown.ALLOCATION_REQUEST);
         assertThat(finalAnswers.get(requestId).tenant()).isEqualTo(tenant.getMetadata().getName());
-        assertThat(records.findAllocation(requestId)).map(Allocation::tenant).contains(tenant.getMetadata().getName());
       }
-      // No spare lost: every unallocated spare is free in the records too, so it can still be allocated.
-      for (Tenant spare : tenants.stream().filter(Spares::isUnallocated).toList()) {
-        Optional<Allocation> claim = records.findAllocationByTenant(spare.getMetadata().getName());
-        assertThat(claim).as("claim on unallocated spare " + spare.getMetadata().getName()).isEmpty();
+      // The records agree with the cluster, including what the killed process bound but never recorded.
+      await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+        for (Tenant tenant : bound) {
+          String requestId = tenant.getMetadata().getAnnotations().get(WellKnown.ALLOCATION_REQUEST);
+          assertThat(records.findAllocation(requestId)).map(Allocation::tenant).contains(tenant.getMetadata().getName());
+        }
+      });
+      // No spare lost: every spare left is unallocated in the cluster and in the records, so it can still be allocated.
+      for (Tenant spare : tenants.stream().filter(t -> t.getSpec().getState() != TenantState.Active).toList()) {
+        assertThat(Spares.isUnallocated(spare)).as(spare.getMetadata().getName()).isTrue();
+        Optional<Allocation> record = records.findAllocationByTenant(spare.getMetadata().getName());
+        assertThat(record).as("record of unallocated spare " + spare.getMetadata().getName()).isEmpty();
       }
     } finally {
       operator.destroyForcibly().waitFor(30, TimeUnit.SECONDS);

@@ -48,6 +48,14 @@ public final class Tenantctl {
         rollout resume ID     Continue a paused rollout, or one whose tenantctl was killed, where it
                               stopped: finished waves are not redone.
         rollout abort ID      Stop for good; tenants not yet reached keep their version.
+        allocate --organization ORG --email EMAIL --token-file FILE [--request-id ID] [--pool POOL]
+                 [--url URL] [--wait DURATION]
+                              Sign a customer up through the operator's allocation API (URL default
+                              http://localhost:8080): binds a Ready spare of POOL (default "default") and
+                              prints its tenant, namespace and cluster. The request id (generated when
+                              not given) is printed first: repeating it returns the same tenant. With
+                              --wait, a 503 (no Ready spare) is retried after its Retry-After until
+                              DURATION has passed.
 
       Options (anywhere after the command):
         --datastore-project P     Google Cloud project of the fleet records (env TENANTRY_DATASTORE_PROJECT,
@@ -58,9 +66,9 @@ public final class Tenantctl {
         --kubeconfig FILE[:FILE]  Where the clusters' contexts are (default $KUBECONFIG, else ~/.kube/config).
         -h, --help                Show this help.
 
-      Exit status: 0 done, 1 a cluster or Datastore failed or the command conflicts with a rollout's
-      state, 2 bad usage (nothing was changed), 3 the rollout halted after --max-failures,
-      4 the rollout was paused or aborted.
+      Exit status: 0 done, 1 a cluster, Datastore or the allocation API failed (or had no spare), or the
+      command conflicts with a rollout's state, 2 bad usage or a request the API refused (nothing was
+      changed), 3 the rollout halted after --max-failures, 4 the rollout was paused or aborted.
       """;
 
   static final Set<String> GLOBAL_OPTIONS = Set.of("--datastore-project", "--datastore-namespace", "--kubeconfig");
@@ -73,6 +81,7 @@ public final class Tenantctl {
     COMMANDS.put(GetTenantsCommand.NAME, GetTenantsCommand::parse);
     COMMANDS.put(DeployCommand.NAME, DeployCommand::parse);
     COMMANDS.put(RolloutCommand.NAME, RolloutCommand::parse);
+    COMMANDS.put(AllocateCommand.NAME, AllocateCommand::parse);
   }
 
   private Tenantctl() {

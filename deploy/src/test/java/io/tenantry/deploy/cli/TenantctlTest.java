@@ -41,6 +41,11 @@ class TenantctlTest {
       "clusters                                                          | clusters: missing action",
       "get pods                                                          | get: unknown resource \"pods\"",
       "launch                                                            | unknown command \"launch\"",
+      "allocate --email a@b.example --token-file t                       | allocate: --organization is required",
+      "allocate --organization A --email nobody --token-file t           | --email: ",
+      "allocate --organization A --email a@b.example --token-file t --pool EU | --pool: ",
+      "allocate --organization A --email a@b.example --token-file t --url ftp://x | --url: must be http:// or https://",
+      "allocate --organization A --email a@b.example --token-file t --wait soon | --wait: not a duration",
   })
   void aRefusedCommandLineNamesTheArgumentAndExitsWithTwo(String line, String message) throws Exception {
     CliRun run = CliRun.run(ENV, line.trim().split("\\s+"));

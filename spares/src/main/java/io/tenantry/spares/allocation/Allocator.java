@@ -8,9 +8,7 @@ import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.spares.allocation.AllocationOutcome.Allocated;
 import io.tenantry.spares.allocation.AllocationOutcome.NoSpare;
 import io.tenantry.spares.allocation.AllocationOutcome.UnknownPool;
-import io.tenantry.spares.allocation.SpareCluster.Binding;
 import io.tenantry.spares.fleet.Allocation;
-import io.tenantry.spares.fleet.FleetConflictException;
 import io.tenantry.spares.fleet.FleetRecords;
 import java.time.Clock;
 import java.time.Duration;
@@ -22,43 +20,60 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Binds Ready spares to signups. The order of its steps is what keeps the guarantees:
- * <ol>
- *   <li><b>Pick</b> (the one picker of this process, under a lock held for microseconds): the Ready
- *       spare of the pool that has stood longest, in the cluster with the most Ready spares of that
- *       pool, skipping spares this process is binding or has just bound.</li>
- *   <li><b>Claim</b> in the fleet records: {@link FleetRecords#recordAllocation} is a transaction keyed
- *       by request id. A request id served before gets its first record back (a replay), whatever
- *       process served it; a spare already held by another request id is refused (another process
- *       picked it too) and the next spare is tried.</li>
- *   <li><b>Bind</b> the spare in its cluster with a resourceVersion-guarded update. A spare that
- *       vanished or was retired in between gives the claim back ({@link FleetRecords#releaseAllocation})
- *       and the next spare is tried.</li>
- * </ol>
- * A process killed between claim and bind leaves a record whose spare is still unbound: a retry of
- * the request finds the record and finishes the binding, and {@link #finishInterruptedBindings()}
- * (run at start and periodically) does the same without waiting for the caller. So a spare is never
- * bound twice (the claim is exclusive and the bind is guarded), never lost (an unbound claimed spare
- * is bound to its record or released), and a request id always finds the same tenant.
+ * Binds Ready spares to signups. What keeps the guarantees:
+ * <ul>
+ *   <li><b>Never the same tenant twice.</b> The one picker of this process (a lock held for
+ *       microseconds, no I/O under it) hands each Ready spare to one request at a time, and the bind
+ *       is an update at the cached resourceVersion: a spare another process bound, or anything
+ *       changed since the cache saw it, fails with a conflict and the request moves on to the next
+ *       spare.</li>
+ *   <li><b>The same request id, the same tenant.</b> The bind writes the request id on the Tenant,
+ *       so the answer survives any restart: a request id is first looked up in the clusters'
+ *       caches (indexed by request id), and concurrent requests with one id in this process wait
+ *       for the first. The lookup also asks the fleet records when a registered cluster is out of
+ *       this process's reach.</li>
+ *   <li><b>Records agree with the clusters.</b> Each allocation is written to the fleet records
+ *       after the answer, off the signup path, and the Tenant is then marked recorded; a process
+ *       killed before that leaves an unmarked Tenant, which {@link #recordUnrecorded()} (at start
+ *       and every refresh) records.</li>
+ * </ul>
+ * A signup therefore costs one Kubernetes write on its path; Datastore transactions (tens of
+ * milliseconds each) happen behind it.
  */
-public final class Allocator {
+public final class Allocator implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(Allocator.class);
   /** Spares tried for one request before it is answered with a 503 (they were all taken under it). */
   private static final int MAX_CANDIDATES = 8;
+  /** How long an answer is kept in memory for retries the informer cache may not show yet. */
+  private static final Duration RECENT = Duration.ofMinutes(1);
 
   private final FleetRecords records;
   private final ClusterDirectory directory;
   private final Clock clock;
   private final Duration retryAfter;
   private final MeterRegistry registry;
+  private final ExecutorService recorder = Executors.newSingleThreadExecutor(r -> {
+    Thread t = new Thread(r, "allocation-recorder");
+    t.setDaemon(true);
+    return t;
+  });
+
+  /** Requests being served, by request id: a concurrent retry waits for the first. */
+  private final Map<String, CompletableFuture<AllocationOutcome>> serving = new ConcurrentHashMap<>();
+  /** Answers given in the last minute, by request id, for retries the cache does not show yet. */
+  private final Map<String, Allocation> recent = new ConcurrentHashMap<>();
 
   private final Object picker = new Object();
-  /** cluster/tenant of spares being claimed or bound by this process; guarded by {@link #picker}. */
+  /** cluster/tenant of spares being bound by this process; guarded by {@link #picker}. */
   private final Set<String> inFlight = new HashSet<>();
   /** cluster/tenant → resourceVersion of spares bound by this process that the cache still shows as spares. */
   private final Map<String, String> justBound = new HashMap<>();
@@ -84,7 +99,7 @@ public final class Allocator {
     Timer.Sample sample = Timer.start(registry);
     AllocationOutcome outcome = null;
     try {
-      outcome = serve(request);
+      outcome = serveOnce(request);
       return outcome;
     } finally {
       String tag = outcome == null ? "error"
@@ -95,68 +110,115 @@ public final class Allocator {
     }
   }
 
+  /** One request id served at a time in this process; a concurrent one gets the first's tenant. */
+  private AllocationOutcome serveOnce(AllocationRequest request) {
+    CompletableFuture<AllocationOutcome> mine = new CompletableFuture<>();
+    CompletableFuture<AllocationOutcome> first = serving.putIfAbsent(request.requestId(), mine);
+    if (first != null) {
+      AllocationOutcome outcome = first.join();
+      return outcome instanceof Allocated a ? new Allocated(a.allocation(), true) : outcome;
+    }
+    try {
+      AllocationOutcome outcome = serve(request);
+      mine.complete(outcome);
+      return outcome;
+    } catch (RuntimeException e) {
+      mine.completeExceptionally(e);
+      throw e;
+    } finally {
+      serving.remove(request.requestId());
+    }
+  }
+
   private AllocationOutcome serve(AllocationRequest request) {
+    Optional<Allocation> earlier = find(request.requestId());
+    if (earlier.isPresent()) {
+      return new Allocated(earlier.get(), true);
+    }
     Set<String> tried = new HashSet<>();
     for (int tries = 0; tries < MAX_CANDIDATES; tries++) {
       Candidate candidate = pick(request.pool(), tried);
       if (candidate == null) {
-        Optional<Allocation> earlier = records.findAllocation(request.requestId());
-        if (earlier.isPresent()) {
-          Optional<Allocated> replayed = replay(earlier.get());
-          if (replayed.isPresent()) {
-            return replayed.get();
-          }
-          continue; // Its spare was lost before binding: the request is served afresh.
-        }
-        return shortage(request.pool());
+        break;
       }
       tried.add(candidate.key());
+      Allocation allocation = new Allocation(request.requestId(), request.organization(), request.email(),
+          candidate.tenant(), candidate.cluster().name(), candidate.namespace(), now());
       boolean bound = false;
       try {
-        Allocation proposal = new Allocation(request.requestId(), request.organization(), request.email(),
-            candidate.tenant(), candidate.cluster().name(), candidate.namespace(), now());
-        Allocation stored;
-        try {
-          stored = records.recordAllocation(proposal);
-        } catch (FleetConflictException e) {
-          continue; // Another process claimed this spare first.
-        }
-        if (!stored.equals(proposal)) {
-          Optional<Allocated> replayed = replay(stored);
-          if (replayed.isPresent()) {
-            return replayed.get();
-          }
-          continue;
-        }
-        if (candidate.cluster().bind(candidate.tenant(), stored) == Binding.BOUND) {
-          bound = true;
-          LOG.info("tenant allocated {} {} {}", kv("requestId", stored.requestId()), kv("tenant", stored.tenant()),
-              kv("cluster", stored.cluster()));
-          return new Allocated(stored, false);
-        }
-        records.releaseAllocation(stored.requestId(), stored.tenant());
+        bound = candidate.cluster().bind(candidate.tenant(), allocation);
       } finally {
         finish(candidate, bound);
       }
+      if (bound) {
+        remember(allocation);
+        LOG.info("tenant allocated {} {} {}", kv("requestId", allocation.requestId()), kv("tenant", allocation.tenant()),
+            kv("cluster", allocation.cluster()));
+        recorder.execute(() -> record(allocation));
+        return new Allocated(allocation, false);
+      }
     }
-    return new NoSpare(request.pool(), Duration.ofSeconds(1), "every Ready spare tried was taken by concurrent requests; retry");
+    if (!tried.isEmpty()) {
+      return new NoSpare(request.pool(), Duration.ofSeconds(1), "every Ready spare tried was taken by concurrent requests; retry");
+    }
+    return shortage(request.pool());
+  }
+
+  /** The allocation of a request id served before, by this process or any other. */
+  private Optional<Allocation> find(String requestId) {
+    Allocation remembered = recent.get(requestId);
+    if (remembered != null) {
+      return Optional.of(remembered);
+    }
+    for (SpareCluster cluster : directory.clusters()) {
+      Optional<Allocation> bound = cluster.allocationFor(requestId);
+      if (bound.isPresent()) {
+        return bound;
+      }
+    }
+    // A cluster out of reach may hold it; only the fleet records can tell.
+    return directory.reachesAll() ? Optional.empty() : records.findAllocation(requestId);
+  }
+
+  private void remember(Allocation allocation) {
+    Instant expired = clock.instant().minus(RECENT);
+    recent.values().removeIf(a -> a.allocatedAt().isBefore(expired));
+    recent.put(allocation.requestId(), allocation);
+  }
+
+  /** Writes the allocation to the fleet records, then marks its Tenant recorded. */
+  private void record(Allocation allocation) {
+    try {
+      Allocation stored = records.recordAllocation(allocation);
+      if (!stored.tenant().equals(allocation.tenant()) || !stored.cluster().equals(allocation.cluster())) {
+        // Only possible when two processes served one request id within the cache lag.
+        LOG.error("request id allocated twice; the fleet records keep the first {} {} {}",
+            kv("requestId", allocation.requestId()), kv("recorded", stored.tenant()), kv("alsoBound", allocation.tenant()));
+      }
+      directory.cluster(allocation.cluster()).ifPresent(c -> c.markRecorded(allocation.tenant()));
+    } catch (RuntimeException e) {
+      // The Tenant stays unmarked; the next refresh records it.
+      LOG.warn("allocation not recorded yet {} {} {}", kv("requestId", allocation.requestId()),
+          kv("tenant", allocation.tenant()), kv("error", e.getMessage()));
+    }
   }
 
   /**
-   * A request id served before: makes sure its tenant is bound (finishing a binding an earlier
-   * process did not) and answers with the first record. Empty when the record's spare was lost
-   * before it was bound: the record is released so the request can be served afresh.
+   * Records every allocation the clusters hold that the fleet records may lack (a process killed
+   * between bind and record, or Datastore unavailable then). Returns how many it recorded.
    */
-  private Optional<Allocated> replay(Allocation record) {
-    Optional<SpareCluster> cluster = directory.cluster(record.cluster());
-    if (cluster.isEmpty() || cluster.get().bind(record.tenant(), record) == Binding.BOUND) {
-      // A cluster this process cannot reach was bound by the process that could.
-      return Optional.of(new Allocated(record, true));
+  public int recordUnrecorded() {
+    int recorded = 0;
+    for (SpareCluster cluster : directory.clusters()) {
+      if (!cluster.isSynced()) {
+        continue;
+      }
+      for (Allocation allocation : cluster.unrecorded()) {
+        record(allocation);
+        recorded++;
+      }
     }
-    LOG.warn("allocation record points at a spare that can no longer be bound; released {} {} {}",
-        kv("requestId", record.requestId()), kv("tenant", record.tenant()), kv("cluster", record.cluster()));
-    records.releaseAllocation(record.requestId(), record.tenant());
-    return Optional.empty();
+    return recorded;
   }
 
   private AllocationOutcome shortage(String pool) {
@@ -172,7 +234,10 @@ public final class Allocator {
         + retryAfter.toSeconds() + "s");
   }
 
-  /** The one picker: chooses and reserves a spare under a lock that covers no I/O. */
+  /**
+   * The one picker: reserves the Ready spare of the pool that has stood longest, in the cluster with
+   * the most Ready spares of that pool, under a lock that covers no I/O.
+   */
   private Candidate pick(String pool, Set<String> tried) {
     synchronized (picker) {
       Candidate best = null;
@@ -202,14 +267,7 @@ public final class Allocator {
       return true;
     }
     String boundAt = justBound.get(key);
-    if (boundAt == null) {
-      return false;
-    }
-    if (boundAt.equals(spare.getMetadata().getResourceVersion())) {
-      return true;
-    }
-    justBound.remove(key); // The cache shows a newer version than the one bound; forget it.
-    return false;
+    return boundAt != null && boundAt.equals(spare.getMetadata().getResourceVersion());
   }
 
   private void finish(Candidate candidate, boolean bound) {
@@ -227,36 +285,18 @@ public final class Allocator {
     }
   }
 
-  /**
-   * Finishes what a killed process left: every unallocated spare that the fleet records say was
-   * claimed is bound to its record (or its claim released, when the spare cannot take it).
-   * Returns how many spares it bound.
-   */
-  public int finishInterruptedBindings() {
-    int finished = 0;
-    for (SpareCluster cluster : directory.clusters()) {
-      if (!cluster.isSynced()) {
-        continue;
-      }
-      for (Tenant spare : cluster.unallocatedSpares()) {
-        String key = cluster.name() + "/" + spare.getMetadata().getName();
-        synchronized (picker) {
-          if (inFlight.contains(key)) {
-            continue; // This process is binding it right now.
-          }
-        }
-        Optional<Allocation> claim = records.findAllocationByTenant(spare.getMetadata().getName());
-        if (claim.isPresent() && claim.get().cluster().equals(cluster.name()) && replay(claim.get()).isPresent()) {
-          finished++;
-          LOG.info("finished an interrupted allocation {} {} {}", kv("requestId", claim.get().requestId()),
-              kv("tenant", claim.get().tenant()), kv("cluster", cluster.name()));
-        }
-      }
-    }
-    return finished;
-  }
-
   private Instant now() {
     return clock.instant().truncatedTo(ChronoUnit.MICROS);
+  }
+
+  /** Lets the allocations already handed to the recorder be written, then stops it. */
+  @Override
+  public void close() {
+    recorder.shutdown();
+    try {
+      recorder.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 }

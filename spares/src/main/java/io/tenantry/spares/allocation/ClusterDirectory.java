@@ -8,7 +8,6 @@ import io.tenantry.spares.fleet.FleetRecords;
 import io.tenantry.spares.fleet.KubeContexts;
 import java.time.Clock;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Map.Entry;
@@ -35,7 +34,7 @@ public final class ClusterDirectory implements AutoCloseable {
   private final KubeContexts contexts;
   private final Map<String, SpareCluster> clusters = new ConcurrentSkipListMap<>();
   /** Registered clusters this process cannot reach, reported once each. */
-  private final Map<String, String> unreachable = new HashMap<>();
+  private final Map<String, String> unreachable = new java.util.concurrent.ConcurrentHashMap<>();
 
   /**
    * @param local this process's own cluster as it should be registered when it is not yet
@@ -63,6 +62,7 @@ public final class ClusterDirectory implements AutoCloseable {
       LOG.info("registered this cluster in the fleet {} {}", kv("cluster", local.name()), kv("context", local.context()));
     }
     Set<String> names = registered.stream().map(Cluster::name).collect(Collectors.toSet());
+    unreachable.keySet().retainAll(names);
     for (Entry<String, SpareCluster> entry : Map.copyOf(clusters).entrySet()) {
       if (!names.contains(entry.getKey())) {
         clusters.remove(entry.getKey()).close();
@@ -77,12 +77,18 @@ public final class ClusterDirectory implements AutoCloseable {
         clusters.put(cluster.name(), new SpareCluster(cluster.name(), localClient, false));
       } else if (contexts.has(cluster.context())) {
         clusters.put(cluster.name(), new SpareCluster(cluster.name(), contexts.connect(cluster), true));
+        unreachable.remove(cluster.name());
         LOG.info("allocating from fleet cluster {} {}", kv("cluster", cluster.name()), kv("context", cluster.context()));
       } else if (!cluster.context().equals(unreachable.put(cluster.name(), cluster.context()))) {
         LOG.warn("fleet cluster has no kubeconfig context here; not allocating from it {} {}",
             kv("cluster", cluster.name()), kv("context", cluster.context()));
       }
     }
+  }
+
+  /** Whether every registered cluster is reachable from here (as of the last refresh). */
+  public boolean reachesAll() {
+    return unreachable.isEmpty();
   }
 
   /** The reachable clusters, sorted by name. */

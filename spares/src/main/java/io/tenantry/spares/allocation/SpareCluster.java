@@ -16,23 +16,17 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
- * One fleet cluster as the allocation API sees it: an informer over its spare tenants (those
- * labelled with a pool) and the one write that binds a spare to a customer.
+ * One fleet cluster as the allocation API sees it: an informer over the tenants built as spares
+ * (labelled with a pool; they keep the label once allocated), indexed by the request id they were
+ * allocated to, and the writes that bind a spare to a customer and mark its allocation recorded.
+ * The bound Tenant is where a request id's answer lives: it survives any restart of the operator.
  */
 public final class SpareCluster implements AutoCloseable {
 
-  /** Conflicts on one spare worth re-reading for: the operator or pool controller may write it meanwhile. */
-  private static final int BIND_ATTEMPTS = 5;
-
-  /** What binding a spare came to. */
-  public enum Binding {
-    /** The tenant is bound to the request (now, or it already was). */
-    BOUND,
-    /** The tenant is gone, retired, or held by another request: it cannot serve this one. */
-    UNAVAILABLE
-  }
+  private static final String BY_REQUEST = "allocation-request";
 
   private final String name;
   private final KubernetesClient client;
@@ -48,7 +42,12 @@ public final class SpareCluster implements AutoCloseable {
     this.name = name;
     this.client = client;
     this.ownsClient = ownsClient;
-    this.spares = client.resources(Tenant.class).withLabel(WellKnown.SPARE_POOL).inform();
+    this.spares = client.resources(Tenant.class).withLabel(WellKnown.SPARE_POOL).runnableInformer(0);
+    spares.addIndexers(Map.of(BY_REQUEST, t -> {
+      String requestId = annotation(t, WellKnown.ALLOCATION_REQUEST);
+      return requestId == null ? List.of() : List.of(requestId);
+    }));
+    spares.run();
   }
 
   public String name() {
@@ -68,53 +67,45 @@ public final class SpareCluster implements AutoCloseable {
         .toList();
   }
 
-  /** Every spare no customer holds yet, as cached. */
-  public List<Tenant> unallocatedSpares() {
-    return spares.getStore().list().stream().filter(Spares::isUnallocated).toList();
-  }
-
   /** The cached resourceVersion of a spare, or null when the cache does not hold it. */
   public String cachedResourceVersion(String tenant) {
     Tenant cached = spares.getStore().getByKey(tenant);
     return cached == null ? null : cached.getMetadata().getResourceVersion();
   }
 
+  /** The allocation the cached tenants hold for the request id, if one of them was bound to it. */
+  public Optional<Allocation> allocationFor(String requestId) {
+    return spares.getIndexer().byIndex(BY_REQUEST, requestId).stream().findFirst().map(this::allocationOf);
+  }
+
+  /** Allocations bound in this cluster but not yet marked as recorded in the fleet records. */
+  public List<Allocation> unrecorded() {
+    return spares.getStore().list().stream()
+        .filter(t -> annotation(t, WellKnown.ALLOCATION_REQUEST) != null && annotation(t, WellKnown.ALLOCATION_RECORDED) == null)
+        .map(this::allocationOf)
+        .toList();
+  }
+
   /**
    * Binds the spare to the allocation: state Active, the customer's organization and email, and the
-   * request id and time as annotations, in one update guarded by resourceVersion. A conflict re-reads
-   * the tenant and tries again while it is still an unallocated spare; a tenant already bound to
-   * this request id counts as bound, so a retry or a second process finishing the same binding
-   * is harmless.
+   * request id and time as annotations, in one update at the cached resourceVersion. Returns false
+   * when the spare changed since it was cached (409), is gone (404) or is no spare any more: the
+   * caller moves on to another spare.
    */
-  public Binding bind(String tenant, Allocation allocation) {
-    Tenant current = spares.getStore().getByKey(tenant);
-    for (int attempt = 0; attempt < BIND_ATTEMPTS; attempt++) {
-      if (current == null) {
-        current = client.resources(Tenant.class).withName(tenant).get();
-      }
-      if (current == null) {
-        return Binding.UNAVAILABLE;
-      }
-      if (allocation.requestId().equals(annotation(current, WellKnown.ALLOCATION_REQUEST))) {
-        return Binding.BOUND;
-      }
-      if (!Spares.isUnallocated(current)) {
-        return Binding.UNAVAILABLE;
-      }
-      try {
-        client.resources(Tenant.class).resource(bound(current, allocation)).update();
-        return Binding.BOUND;
-      } catch (KubernetesClientException e) {
-        if (e.getCode() == 404) {
-          return Binding.UNAVAILABLE;
-        }
-        if (e.getCode() != 409) {
-          throw e;
-        }
-        current = null; // Someone wrote it since: read it again.
-      }
+  public boolean bind(String tenant, Allocation allocation) {
+    Tenant cached = spares.getStore().getByKey(tenant);
+    if (cached == null || !Spares.isUnallocated(cached)) {
+      return false;
     }
-    return Binding.UNAVAILABLE;
+    try {
+      client.resources(Tenant.class).resource(bound(cached, allocation)).update();
+      return true;
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 409 || e.getCode() == 404) {
+        return false;
+      }
+      throw e;
+    }
   }
 
   private Tenant bound(Tenant spare, Allocation allocation) {
@@ -129,6 +120,18 @@ public final class SpareCluster implements AutoCloseable {
     annotations.put(WellKnown.ALLOCATED_AT, allocation.allocatedAt().toString());
     copy.getMetadata().setAnnotations(annotations);
     return copy;
+  }
+
+  /** Marks the tenant's allocation as recorded in the fleet records (a merge patch of one annotation). */
+  public void markRecorded(String tenant) {
+    try {
+      client.resources(Tenant.class).withName(tenant).patch(PatchContext.of(PatchType.JSON_MERGE),
+          "{\"metadata\":{\"annotations\":{\"" + WellKnown.ALLOCATION_RECORDED + "\":\"true\"}}}");
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 404) {
+        throw e; // A tenant deleted meanwhile needs no mark.
+      }
+    }
   }
 
   /**
@@ -146,6 +149,14 @@ public final class SpareCluster implements AutoCloseable {
       }
       throw e;
     }
+  }
+
+  /** The allocation a bound tenant holds, read back from what {@link #bind} wrote. */
+  private Allocation allocationOf(Tenant tenant) {
+    String namespace = tenant.getStatus() == null ? null : tenant.getStatus().getNamespace();
+    return new Allocation(annotation(tenant, WellKnown.ALLOCATION_REQUEST), tenant.getSpec().getOrganization(),
+        tenant.getSpec().getEmail(), tenant.getMetadata().getName(), name, namespace,
+        Instant.parse(annotation(tenant, WellKnown.ALLOCATED_AT)));
   }
 
   private static String annotation(Tenant tenant, String key) {

@@ -208,28 +208,6 @@ public final class DatastoreFleetRecords implements FleetRecords {
   }
 
   @Override
-  public boolean releaseAllocation(String requestId, String tenant) {
-    FleetNames.requireRequestId(requestId);
-    FleetNames.requireDnsLabel("tenant", tenant);
-    Key allocationKey = allocations.newKey(requestId);
-    Key placementKey = placements.newKey(tenant);
-    return inTransaction(txn -> {
-      Map<Key, Entity> found = getAll(txn, allocationKey, placementKey);
-      Entity record = found.get(allocationKey);
-      if (record == null || !tenant.equals(record.getString("tenant"))) {
-        return false;
-      }
-      Entity placement = found.get(placementKey);
-      if (placement != null && requestId.equals(optionalString(placement, "requestId"))) {
-        txn.delete(allocationKey, placementKey);
-      } else {
-        txn.delete(allocationKey);
-      }
-      return true;
-    });
-  }
-
-  @Override
   public Optional<Allocation> findAllocationByTenant(String tenant) {
     FleetNames.requireDnsLabel("tenant", tenant);
     Entity placement = datastore.get(placements.newKey(tenant));

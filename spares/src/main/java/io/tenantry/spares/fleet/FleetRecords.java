@@ -65,13 +65,6 @@ public interface FleetRecords {
    */
   Allocation recordAllocation(Allocation allocation);
 
-  /**
-   * Takes back an allocation whose tenant could not be bound to the customer (the spare was retired
-   * or deleted first): deletes the request's record and the tenant's placement, atomically, but
-   * only while the record still names {@code tenant}. Returns whether anything was deleted.
-   */
-  boolean releaseAllocation(String requestId, String tenant);
-
   /** The allocation record of the request that received the tenant, if any. */
   Optional<Allocation> findAllocationByTenant(String tenant);
 

@@ -251,24 +251,6 @@ class DatastoreFleetRecordsIT {
   }
 
   @Test
-  void aReleasedAllocationFreesItsRequestIdAndTenantButOnlyWhileItNamesThatTenant() {
-    records.registerCluster(cluster("eu-1"));
-    records.recordAllocation(allocation("req-1", "spare-1", "eu-1"));
-
-    assertThat(records.releaseAllocation("req-1", "spare-2")).isFalse();
-    assertThat(records.findAllocation("req-1")).isPresent();
-
-    assertThat(records.releaseAllocation("req-1", "spare-1")).isTrue();
-    assertThat(records.findAllocation("req-1")).isEmpty();
-    assertThat(records.placement("spare-1")).isEmpty();
-    assertThat(records.releaseAllocation("req-1", "spare-1")).isFalse();
-    // The request id and the tenant can both be allocated again.
-    Allocation again = records.recordAllocation(allocation("req-1", "spare-3", "eu-1"));
-    assertThat(records.findAllocation("req-1")).contains(again);
-    assertThat(records.recordAllocation(allocation("req-2", "spare-1", "eu-1")).tenant()).isEqualTo("spare-1");
-  }
-
-  @Test
   void namespacesKeepFleetsApart() {
     records.registerCluster(cluster("eu-1"));
     FleetRecords other = new DatastoreFleetRecords(datastore, namespace + "-other");
