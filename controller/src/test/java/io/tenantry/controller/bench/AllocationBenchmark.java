@@ -140,6 +140,35 @@ public final class AllocationBenchmark {
     waitForReady(admin, spares);
     System.out.printf("refill: %d spares Ready again %.1f s after the drain ended (maxProvisioning %d)%n", spares,
         (System.nanoTime() - refill) / 1e9, drainProvisioning);
+
+    // The ceiling, for comparison: the same number of Tenant updates (one PUT each, as a bind is)
+    // sent straight to the API server by the same number of clients.
+    List<Tenant> ready = admin.resources(Tenant.class).withLabel(WellKnown.SPARE_POOL, POOL).list().getItems().stream()
+        .filter(Spares::isReady).limit(toAllocate).toList();
+    ConcurrentLinkedQueue<Long> putLatencies = new ConcurrentLinkedQueue<>();
+    AtomicInteger next = new AtomicInteger();
+    ExecutorService putters = Executors.newFixedThreadPool(clients);
+    long putStarted = System.nanoTime();
+    for (int c = 0; c < clients; c++) {
+      putters.submit(() -> {
+        int i;
+        while ((i = next.getAndIncrement()) < ready.size()) {
+          Tenant tenant = ready.get(i);
+          tenant.getMetadata().setAnnotations(new java.util.HashMap<>(java.util.Map.of("bench.tenantry.io/touched", "true")));
+          long t0 = System.nanoTime();
+          admin.resources(Tenant.class).resource(tenant).update();
+          putLatencies.add(System.nanoTime() - t0);
+        }
+        return null;
+      });
+    }
+    putters.shutdown();
+    putters.awaitTermination(10, TimeUnit.MINUTES);
+    double putSeconds = (System.nanoTime() - putStarted) / 1e9;
+    List<Long> puts = new ArrayList<>(putLatencies);
+    Collections.sort(puts);
+    System.out.printf("ceiling: %d plain Tenant updates by %d clients in %.2f s = %.0f updates/s; p50 %.1f ms, p99 %.1f ms%n",
+        puts.size(), clients, putSeconds, puts.size() / putSeconds, ms(puts, 0.50), ms(puts, 0.99));
   }
 
   private static int allocate(HttpClient http, URI uri, String requestId) throws Exception {
