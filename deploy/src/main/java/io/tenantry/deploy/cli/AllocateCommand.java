@@ -22,7 +22,7 @@ import java.util.UUID;
  * as the signup service does. The request id (generated when not given) is printed first, so that
  * an interrupted call can be repeated with it and get the same tenant.
  */
-record AllocateCommand(AllocationRequest request, URI uri, Path tokenFile, Duration wait) implements Command {
+record AllocateCommand(AllocationRequest request, URI uri, Path tokenFile, Duration waitFor) implements Command {
 
   static final String NAME = "allocate";
   static final String DEFAULT_URL = "http://localhost:8080";
@@ -76,7 +76,7 @@ record AllocateCommand(AllocationRequest request, URI uri, Path tokenFile, Durat
         .header("Authorization", "Bearer " + token).header("Content-Type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofString(body)).build();
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
-    Instant deadline = Instant.now().plus(wait);
+    Instant deadline = Instant.now().plus(waitFor);
     while (true) {
       HttpResponse<String> response;
       try {
@@ -98,7 +98,7 @@ record AllocateCommand(AllocationRequest request, URI uri, Path tokenFile, Durat
       if (response.statusCode() == 503) {
         long seconds = response.headers().firstValue("Retry-After").map(Long::parseLong).orElse(5L);
         if (Instant.now().plusSeconds(seconds).isAfter(deadline)) {
-          terminal.err().println("tenantctl: " + error + (wait.isZero() ? " (--wait 5m waits for a spare)" : ""));
+          terminal.err().println("tenantctl: " + error + (waitFor.isZero() ? " (--wait 5m waits for a spare)" : ""));
           return 1;
         }
         terminal.err().println("waiting " + seconds + "s: " + error);
@@ -106,8 +106,10 @@ record AllocateCommand(AllocationRequest request, URI uri, Path tokenFile, Durat
         continue;
       }
       String field = answer.path("field").asText(null);
-      terminal.err().println("tenantctl: " + response.statusCode() + ": " + (field == null ? error
-          : error.replaceFirst("^" + java.util.regex.Pattern.quote(field) + ":", FLAGS.getOrDefault(field, field) + ":")));
+      // The API names its field; people typed a flag.
+      String message = field == null ? error
+          : FLAGS.getOrDefault(field, field) + ": " + error.replaceFirst("^" + java.util.regex.Pattern.quote(field) + ": ", "");
+      terminal.err().println("tenantctl: " + response.statusCode() + ": " + message);
       return response.statusCode() >= 500 ? 1 : 2;
     }
   }
