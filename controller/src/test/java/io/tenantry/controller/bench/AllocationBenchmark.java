@@ -82,6 +82,8 @@ public final class AllocationBenchmark {
         }
       }
     }
+    // The HTTP clients' threads would keep the JVM (and its CPU use) alive after the figures.
+    System.exit(0);
   }
 
   private static void run(KubernetesClient admin, int port, int spares, int clients, int drainProvisioning) throws Exception {

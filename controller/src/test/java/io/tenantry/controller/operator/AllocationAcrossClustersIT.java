@@ -117,17 +117,11 @@ class AllocationAcrossClustersIT {
   }
 
   private static void createPool(KubernetesClient client, int buffer) {
-    TenantTemplate template = new TenantTemplate();
-    template.getApps().add(new AppSpec("web", "registry.example.com/acme/web", "1.0.0", 1, 8080));
-    SparePool pool = new SparePool();
-    pool.getMetadata().setName(POOL);
-    pool.setSpec(new SparePoolSpec(buffer, 4, template));
-    client.resources(SparePool.class).resource(pool).create();
+    client.resources(SparePool.class).resource(OperatorHarness.sparePool(POOL, buffer, 4)).create();
   }
 
   private static void awaitReadySpares(KubernetesClient client, int count) {
-    await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(250)).until(() ->
-        client.resources(Tenant.class).withLabel(WellKnown.SPARE_POOL, POOL).list().getItems().stream()
-            .filter(Spares::isReady).count() >= count);
+    await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(250))
+        .until(() -> OperatorHarness.readySpares(client, POOL).size() >= count);
   }
 }

@@ -191,17 +191,11 @@ class AllocationKillIT {
   }
 
   private static void createPool(String name, int buffer, int maxProvisioning) {
-    TenantTemplate template = new TenantTemplate();
-    template.getApps().add(new AppSpec("web", "registry.example.com/acme/web", "1.0.0", 1, 8080));
-    SparePool pool = new SparePool();
-    pool.getMetadata().setName(name);
-    pool.setSpec(new SparePoolSpec(buffer, maxProvisioning, template));
-    client.resources(SparePool.class).resource(pool).create();
+    client.resources(SparePool.class).resource(OperatorHarness.sparePool(name, buffer, maxProvisioning)).create();
   }
 
   private static List<Tenant> ready(String pool) {
-    return client.resources(Tenant.class).withLabel(WellKnown.SPARE_POOL, pool).list().getItems().stream()
-        .filter(Spares::isReady).toList();
+    return OperatorHarness.readySpares(client, pool);
   }
 
   private static int freePort() {

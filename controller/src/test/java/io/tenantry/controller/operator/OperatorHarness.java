@@ -6,14 +6,18 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.tenantry.api.Spares;
+import io.tenantry.api.WellKnown;
 import io.tenantry.api.v1alpha1.AppSpec;
 import io.tenantry.api.v1alpha1.DatabaseEngine;
 import io.tenantry.api.v1alpha1.DatabaseSpec;
 import io.tenantry.api.v1alpha1.SparePool;
+import io.tenantry.api.v1alpha1.SparePoolSpec;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.api.v1alpha1.TenantSpec;
 import io.tenantry.api.v1alpha1.TenantState;
+import io.tenantry.api.v1alpha1.TenantTemplate;
 import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.controller.lifecycle.TenantCleanup;
 import io.tenantry.secretstore.LocalSecretStore;
@@ -26,6 +30,8 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -134,6 +140,22 @@ public final class OperatorHarness implements AutoCloseable {
     }
     tenant.setSpec(spec);
     return tenant;
+  }
+
+  /** A SparePool whose spares run one app "web" of one replica. */
+  public static SparePool sparePool(String name, int buffer, int maxProvisioning) {
+    TenantTemplate template = new TenantTemplate();
+    template.getApps().add(new AppSpec("web", "registry.example.com/acme/web", "1.0.0", 1, 8080));
+    SparePool pool = new SparePool();
+    pool.getMetadata().setName(name);
+    pool.setSpec(new SparePoolSpec(buffer, maxProvisioning, template));
+    return pool;
+  }
+
+  /** The pool's Ready spares in the cluster, by name. */
+  public static List<Tenant> readySpares(KubernetesClient client, String pool) {
+    return client.resources(Tenant.class).withLabel(WellKnown.SPARE_POOL, pool).list().getItems().stream()
+        .filter(Spares::isReady).sorted(Comparator.comparing(t -> t.getMetadata().getName())).toList();
   }
 
   /** Sets the first app's version as {@code kubectl patch --type=json} would: no read-modify-write, no conflict. */

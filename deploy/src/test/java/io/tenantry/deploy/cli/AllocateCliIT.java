@@ -70,14 +70,8 @@ class AllocateCliIT {
 
   @Test
   void allocatesPrintsTheTenantAndARepeatedRequestIdGetsTheSameOne() throws Exception {
-    TenantTemplate template = new TenantTemplate();
-    template.getApps().add(new AppSpec("web", "registry.example.com/acme/web", "1.0.0", 1, 8080));
-    SparePool pool = new SparePool();
-    pool.getMetadata().setName("cli");
-    pool.setSpec(new SparePoolSpec(1, 1, template));
-    client.resources(SparePool.class).resource(pool).create();
-    await().atMost(Duration.ofMinutes(2)).until(() -> client.resources(Tenant.class).withLabel(WellKnown.SPARE_POOL, "cli")
-        .list().getItems().stream().anyMatch(Spares::isReady));
+    client.resources(SparePool.class).resource(OperatorHarness.sparePool("cli", 1, 1)).create();
+    await().atMost(Duration.ofMinutes(2)).until(() -> !OperatorHarness.readySpares(client, "cli").isEmpty());
 
     CliRun first = allocate("--organization", "Initech", "--email", "ops@initech.example", "--pool", "cli",
         "--request-id", "cli-signup-1");
