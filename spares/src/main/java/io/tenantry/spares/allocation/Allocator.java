@@ -222,6 +222,10 @@ public final class Allocator implements AutoCloseable {
   }
 
   private AllocationOutcome shortage(String pool) {
+    if (directory.clusters().isEmpty()) {
+      // Not yet connected (the fleet records were unreachable at start): no verdict on the pool.
+      return new NoSpare(pool, retryAfter, "no fleet cluster is reachable yet; retry");
+    }
     boolean known = false;
     for (SpareCluster cluster : directory.clusters()) {
       known |= cluster.signalShortage(pool, now());
