@@ -46,7 +46,7 @@ public final class SparePoolReconciler {
   private static final Logger LOG = LoggerFactory.getLogger(SparePoolReconciler.class);
   private static final String ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
   private static final SecureRandom RANDOM = new SecureRandom();
-  static final Duration SURGE_WINDOW = Duration.ofMinutes(10);
+  private static final Duration SURGE_WINDOW = Duration.ofMinutes(10);
 
   private final KubernetesClient client;
   private final InformerCache cache;

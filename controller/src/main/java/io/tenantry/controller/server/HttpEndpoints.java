@@ -18,6 +18,15 @@ import java.util.function.BooleanSupplier;
  */
 public final class HttpEndpoints implements AutoCloseable {
 
+  static {
+    // Without TCP_NODELAY the JDK server's small answers wait for the client's delayed ACK: about
+    // 40 ms per request on Linux (measured 45.8 ms vs 1.6 ms per keep-alive request). Read once,
+    // when the first server is created.
+    if (System.getProperty("sun.net.httpserver.nodelay") == null) {
+      System.setProperty("sun.net.httpserver.nodelay", "true");
+    }
+  }
+
   private final HttpServer server;
 
   public HttpEndpoints(int port, int threads, BooleanSupplier healthy, BooleanSupplier ready, PrometheusMeterRegistry registry)
