@@ -117,7 +117,7 @@ public final class AllocationBenchmark {
     // Warm-up: a third of the pool at full concurrency, so that connections, the JIT (whose compiler
     // otherwise takes most of a core during a short drain) and Datastore sessions are warm; then
     // the pool is refilled before the measured drain.
-    Drain warmUp = drain(http, uri, "warmup-", spares / 3, clients);
+    Calls warmUp = drain(http, uri, "warmup-", spares / 3, clients);
     waitForReady(admin, spares);
     System.out.printf("warm-up: %d allocations at %.0f/s, pool refilled%n", warmUp.latencies().size(), warmUp.perSecond());
     admin.resources(SparePool.class).withName(POOL).edit(p -> {
@@ -127,7 +127,7 @@ public final class AllocationBenchmark {
 
     int toAllocate = spares - clients; // Leave some slack: the measured phase never meets an empty pool.
     Map<String, Double> writesBefore = writes(admin);
-    Drain measured = drain(http, uri, "bench-", toAllocate, clients);
+    Calls measured = drain(http, uri, "bench-", toAllocate, clients);
     Map<String, Double> writesAfter = writes(admin);
     System.out.printf("allocations: %d by %d clients in %.2f s = %.0f allocations/s; non-200 answers: %d%n",
         measured.latencies().size(), clients, measured.seconds(), measured.perSecond(), measured.failures());
@@ -152,7 +152,7 @@ public final class AllocationBenchmark {
     int count = ready.size() / 2;
     for (int putters : clients == 1 ? new int[] {1} : new int[] {1, clients}) {
       int first = putters == 1 ? 0 : count; // Each spare is updated once.
-      Drain puts = run(count, putters, i -> {
+      Calls puts = measure(count, putters, i -> {
         Tenant tenant = ready.get(first + i);
         tenant.getMetadata().setAnnotations(new HashMap<>(Map.of("bench.tenantry.io/touched", "true")));
         admin.resources(Tenant.class).resource(tenant).update();
@@ -163,7 +163,7 @@ public final class AllocationBenchmark {
     }
   }
 
-  private record Drain(List<Long> latencies, double seconds, int failures) {
+  private record Calls(List<Long> latencies, double seconds, int failures) {
     double perSecond() {
       return latencies.size() / seconds;
     }
@@ -178,12 +178,12 @@ public final class AllocationBenchmark {
     boolean call(int i) throws Exception;
   }
 
-  private static Drain drain(HttpClient http, URI uri, String prefix, int count, int clients) throws InterruptedException {
-    return run(count, clients, i -> allocate(http, uri, prefix + i) == 200);
+  private static Calls drain(HttpClient http, URI uri, String prefix, int count, int clients) throws InterruptedException {
+    return measure(count, clients, i -> allocate(http, uri, prefix + i) == 200);
   }
 
   /** Makes count calls from the given number of threads, each as soon as its previous one answered. */
-  private static Drain run(int count, int threads, Call call) throws InterruptedException {
+  private static Calls measure(int count, int threads, Call call) throws InterruptedException {
     ConcurrentLinkedQueue<Long> latencies = new ConcurrentLinkedQueue<>();
     AtomicInteger failures = new AtomicInteger();
     AtomicInteger sequence = new AtomicInteger();
@@ -213,7 +213,7 @@ public final class AllocationBenchmark {
     double seconds = (System.nanoTime() - started) / 1e9;
     List<Long> sorted = new ArrayList<>(latencies);
     Collections.sort(sorted);
-    return new Drain(sorted, seconds, failures.get());
+    return new Calls(sorted, seconds, failures.get());
   }
 
   /** The API server's count of writes so far, by verb and resource (its request metrics). */
