@@ -100,6 +100,13 @@ class CrdValidationIT {
   }
 
   static Stream<Arguments> invalidTenants() {
+    return Stream.of(invalidNamesStatesAndBounds(), missingFieldsAndMalformedStrings(),
+            crossFieldRulesAndListSizes(), malformedNestedFields())
+        .flatMap(group -> group);
+  }
+
+  /** The name, the state, the engine and the numeric bounds. */
+  private static Stream<Arguments> invalidNamesStatesAndBounds() {
     return Stream.of(
         invalid("a name that is not a DNS label", t -> t.with("metadata").put("name", "acme.corp"),
             "metadata.name must be a DNS label"),
@@ -119,7 +126,12 @@ class CrdValidationIT {
         invalid("port 0", t -> app(t, 1).put("port", 0),
             "spec.apps[1].port", "greater than or equal to 1"),
         invalid("a port above 65535", t -> app(t, 1).put("port", 70000),
-            "spec.apps[1].port", "less than or equal to 65535"),
+            "spec.apps[1].port", "less than or equal to 65535"));
+  }
+
+  /** Required fields, length limits and patterns of top-level strings. */
+  private static Stream<Arguments> missingFieldsAndMalformedStrings() {
+    return Stream.of(
         invalid("an app without image", t -> app(t, 0).remove("image"),
             "spec.apps[0].image: Required value"),
         invalid("an app without version", t -> app(t, 0).remove("version"),
@@ -139,7 +151,12 @@ class CrdValidationIT {
         invalid("a malformed email", t -> spec(t).put("email", "ops-at-acme"),
             "spec.email", "should match"),
         invalid("a storage size that is not a quantity", t -> database(t, 0).put("storage", "ten gigs"),
-            "spec.databases[0].storage", "should match"),
+            "spec.databases[0].storage", "should match"));
+  }
+
+  /** The CEL rules across fields and the list sizes. */
+  private static Stream<Arguments> crossFieldRulesAndListSizes() {
+    return Stream.of(
         invalid("two apps with the same name", t -> app(t, 1).put("name", "web"),
             "spec.apps", "app names must be unique within a tenant"),
         invalid("two databases with the same name", t -> database(t, 1).put("name", "main"),
@@ -157,7 +174,12 @@ class CrdValidationIT {
           for (int i = 0; i < 7; i++) {
             databases.addObject().put("name", "db" + i).put("engine", "redis").put("version", "7");
           }
-        }, "spec.databases: Too many: 9: must have at most 8 items"),
+        }, "spec.databases: Too many: 9: must have at most 8 items"));
+  }
+
+  /** Patterns of images, versions, environment variables, resources and the plan. */
+  private static Stream<Arguments> malformedNestedFields() {
+    return Stream.of(
         invalid("an image with capitals", t -> app(t, 0).put("image", "Registry.example.com/Acme/Web"),
             "spec.apps[0].image", "should match"),
         invalid("a version with a space", t -> app(t, 0).put("version", "1.0 beta"),

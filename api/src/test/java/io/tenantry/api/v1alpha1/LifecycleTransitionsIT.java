@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.tenantry.testsupport.WithCluster;
+import java.util.Locale;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -70,7 +71,7 @@ class LifecycleTransitionsIT {
   @ParameterizedTest(name = "{0} -> {1}")
   @MethodSource("transitions")
   void transition(TenantState from, TenantState to, String refusal) {
-    Tenant tenant = activeTenant(uniqueName(from.name().toLowerCase() + "-" + to.name().toLowerCase()));
+    Tenant tenant = activeTenant(uniqueName(from.name().toLowerCase(Locale.ROOT) + "-" + to.name().toLowerCase(Locale.ROOT)));
     tenant.getSpec().setState(from);
     Tenant stored = client.resources(Tenant.class).resource(tenant).create();
 

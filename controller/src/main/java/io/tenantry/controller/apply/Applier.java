@@ -19,7 +19,7 @@ import static net.logstash.logback.argument.StructuredArguments.kv;
  * only the fields the operator owns, so other managers' fields are never touched, and it cannot
  * lose a concurrent edit of another field (no read-modify-write).
  */
-public final class Applier {
+public final class Applier implements ObjectWriter {
 
   public static final String FIELD_MANAGER = "tenantry";
   private static final Logger LOG = LoggerFactory.getLogger(Applier.class);
@@ -46,6 +46,7 @@ public final class Applier {
   }
 
   /** Writes {@code desired} by server-side apply (creating it when it does not exist). */
+  @Override
   public void write(HasMetadata desired, boolean create) {
     client.resource(desired).fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
     writes.increment();
@@ -53,7 +54,7 @@ public final class Applier {
         kv("name", desired.getMetadata().getName()), kv("created", create));
   }
 
-  /** Deletes an owned object that is no longer desired; dependents go in the background. */
+  @Override
   public void delete(HasMetadata cached) {
     client.resource(cached).withPropagationPolicy(DeletionPropagation.BACKGROUND).delete();
     deletes.increment();

@@ -20,10 +20,10 @@ import java.util.function.Predicate;
  */
 public final class Converger {
 
-  private final Applier applier;
+  private final ObjectWriter writer;
 
-  public Converger(Applier applier) {
-    this.applier = applier;
+  public Converger(ObjectWriter writer) {
+    this.writer = writer;
   }
 
   public static ChangePlan plan(List<HasMetadata> desired, List<HasMetadata> owned) {
@@ -49,12 +49,12 @@ public final class Converger {
     int calls = 0;
     for (ChangePlan.Write write : plan.writes()) {
       if (!held.test(write.desired())) {
-        applier.write(write.desired(), write.cached() == null);
+        writer.write(write.desired(), write.cached() == null);
         calls++;
       }
     }
     for (HasMetadata leftover : plan.deletes()) {
-      applier.delete(leftover);
+      writer.delete(leftover);
       calls++;
     }
     return calls;

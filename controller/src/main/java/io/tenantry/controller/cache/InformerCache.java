@@ -35,7 +35,7 @@ import java.util.function.Function;
  * tenant (the {@code tenantry.io/tenant} label), and every event on an owned object enqueues that
  * tenant. Syncs read only from here; nothing in this class calls the API server after start.
  */
-public final class InformerCache implements AutoCloseable {
+public final class InformerCache implements ClusterView, AutoCloseable {
 
   public static final String TENANT_INDEX = "tenant";
   /** Indexes the template namespace's Secrets under "true" (their copies in tenant namespaces under "copy"). */
@@ -85,7 +85,7 @@ public final class InformerCache implements AutoCloseable {
     return labels != null && "true".equals(labels.get(WellKnown.TEMPLATE));
   }
 
-  /** The Secrets of the template namespace, to be copied into every tenant namespace. */
+  @Override
   public List<Secret> templateSecrets() {
     @SuppressWarnings("unchecked")
     SharedIndexInformer<Secret> secrets = (SharedIndexInformer<Secret>) owned.get(Secret.class);
@@ -149,24 +149,27 @@ public final class InformerCache implements AutoCloseable {
     return tenants.hasSynced() && pools.hasSynced() && owned.values().stream().allMatch(SharedIndexInformer::hasSynced);
   }
 
+  @Override
   public Tenant tenant(String name) {
     return tenants.getIndexer().getByKey(name);
   }
 
+  @Override
   public SparePool pool(String name) {
     return pools.getIndexer().getByKey(name);
   }
 
-  /** The tenants created by a spare pool, allocated or not. */
+  @Override
   public List<Tenant> spares(String pool) {
     return tenants.getIndexer().byIndex(POOL_INDEX, pool);
   }
 
+  @Override
   public List<String> tenantNames() {
     return tenants.getIndexer().listKeys();
   }
 
-  /** The cached object, or null. */
+  @Override
   public <T extends HasMetadata> T get(Class<T> kind, String namespace, String name) {
     @SuppressWarnings("unchecked")
     SharedIndexInformer<T> informer = (SharedIndexInformer<T>) owned.get(kind);
@@ -176,42 +179,11 @@ public final class InformerCache implements AutoCloseable {
     return informer.getIndexer().getByKey(namespace == null ? name : namespace + "/" + name);
   }
 
-  /** Every cached object owned for {@code tenant}, of every kind. */
+  @Override
   public List<HasMetadata> ownedBy(String tenant) {
     List<HasMetadata> result = new ArrayList<>();
     owned.values().forEach(i -> result.addAll(i.getIndexer().byIndex(TENANT_INDEX, tenant)));
     return result;
-  }
-
-  /**
-   * A fingerprint of everything the cache holds that a tenant's desired state depends on: the
-   * Tenant's, every owned object's and every template Secret's identity and resourceVersion.
-   * Equal fingerprints mean nothing the tenant depends on changed in between, so a sync that found
-   * it converged would find it converged again.
-   */
-  public long fingerprint(String tenant) {
-    Tenant t = tenant(tenant);
-    long fingerprint = t == null ? 0 : mix(t.getMetadata().getResourceVersion().hashCode());
-    for (SharedIndexInformer<? extends HasMetadata> informer : owned.values()) {
-      for (HasMetadata o : informer.getIndexer().byIndex(TENANT_INDEX, tenant)) {
-        fingerprint += identity(o);
-      }
-    }
-    for (Secret template : templateSecrets()) {
-      fingerprint += identity(template);
-    }
-    return fingerprint;
-  }
-
-  /** Summed, so the order the index returns objects in does not matter. */
-  private static long identity(HasMetadata o) {
-    return mix(((long) o.getMetadata().getUid().hashCode() << 32) ^ o.getMetadata().getResourceVersion().hashCode());
-  }
-
-  private static long mix(long value) {
-    long z = value * 0x9E3779B97F4A7C15L;
-    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-    return z ^ (z >>> 31);
   }
 
   @Override

@@ -48,29 +48,44 @@ public class OperatorConfig {
   public int rolloutDeadlineSeconds = 600;
   @JsonPropertyDescription("Leave app Deployments' replicas to another controller (an HPA) once created.")
   public boolean appReplicasManagedExternally = false;
+  @JsonPropertyDescription("Retry backoff of failing syncs.")
   public RateLimits rateLimits = new RateLimits();
+  @JsonPropertyDescription("Leader election among replicas.")
   public LeaderElection leaderElection = new LeaderElection();
+  @JsonPropertyDescription("Images of the database engines.")
   public DatabaseImages databaseImages = new DatabaseImages();
+  @JsonPropertyDescription("The encrypted secret store.")
   public SecretStore secretStore = new SecretStore();
+  @JsonPropertyDescription("The fleet records.")
   public Fleet fleet = new Fleet();
+  @JsonPropertyDescription("The signup allocation API.")
   public Allocation allocation = new Allocation();
   @JsonPropertyDescription("Plans by name; spec.plan selects one.")
   public Map<String, Plan> plans = new LinkedHashMap<>(Map.of("standard", Plan.standard()));
 
   /** Per-tenant retry backoff: exponential per tenant, combined (max-of) with a global token bucket. */
   public static class RateLimits {
+    @JsonPropertyDescription("First retry delay of a failing tenant, in milliseconds; doubles with each further failure.")
     public long baseDelayMillis = 5;
+    @JsonPropertyDescription("Longest retry delay of a failing tenant, in seconds.")
     public long maxDelaySeconds = 1000;
+    @JsonPropertyDescription("Retries per second across all tenants (the token bucket's rate).")
     public double qps = 10;
+    @JsonPropertyDescription("Retries the token bucket lets through at once.")
     public int burst = 100;
   }
 
   /** Leader election on a coordination.k8s.io Lease. */
   public static class LeaderElection {
+    @JsonPropertyDescription("Run informers and workers only while holding the Lease; off: this process always leads (one replica only).")
     public boolean enabled = true;
+    @JsonPropertyDescription("Name of the Lease, in operatorNamespace.")
     public String leaseName = "tenantry-operator";
+    @JsonPropertyDescription("Seconds a standby waits after the last renewal before it takes the lease.")
     public int leaseDurationSeconds = 15;
+    @JsonPropertyDescription("Seconds the leader keeps trying to renew before it gives up and exits; shorter than leaseDurationSeconds.")
     public int renewDeadlineSeconds = 10;
+    @JsonPropertyDescription("Seconds between two attempts to take or renew the lease.")
     public int retryPeriodSeconds = 2;
   }
 
@@ -122,8 +137,11 @@ public class OperatorConfig {
 
   /** Images of the database engines; the tag is spec.databases[].version. */
   public static class DatabaseImages {
+    @JsonPropertyDescription("Image of PostgreSQL databases, without tag.")
     public String postgres = "docker.io/library/postgres";
+    @JsonPropertyDescription("Image of MySQL databases, without tag.")
     public String mysql = "docker.io/library/mysql";
+    @JsonPropertyDescription("Image of Redis databases, without tag.")
     public String redis = "docker.io/library/redis";
   }
 
@@ -185,6 +203,14 @@ public class OperatorConfig {
     if (leaderElection.renewDeadlineSeconds >= leaderElection.leaseDurationSeconds) {
       errors.add("leaderElection.renewDeadlineSeconds: must be shorter than leaseDurationSeconds");
     }
+    validateServices(errors);
+    if (!errors.isEmpty()) {
+      throw new IllegalArgumentException("invalid operator configuration: " + String.join("; ", errors));
+    }
+  }
+
+  /** The secret store, fleet, allocation and plans sections. */
+  private void validateServices(List<String> errors) {
     if (secretStore.location == null
         || !(secretStore.location.startsWith("file:") || secretStore.location.startsWith("gs://"))) {
       errors.add("secretStore.location: must be file:<directory> or gs://<bucket>");
@@ -221,9 +247,6 @@ public class OperatorConfig {
       errors.add("plans: at least one plan is required");
     } else {
       plans.forEach((name, plan) -> plan.validate("plans." + name, errors));
-    }
-    if (!errors.isEmpty()) {
-      throw new IllegalArgumentException("invalid operator configuration: " + String.join("; ", errors));
     }
   }
 }

@@ -5,7 +5,7 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.tenantry.api.v1alpha1.AppSpec;
 import io.tenantry.api.v1alpha1.DatabaseSpec;
-import io.tenantry.controller.cache.InformerCache;
+import io.tenantry.controller.cache.ClusterView;
 import io.tenantry.controller.resources.Names;
 import io.tenantry.controller.resources.TenantContext;
 import io.tenantry.controller.status.StatusBuilder;
@@ -18,7 +18,7 @@ final class Observer {
   private Observer() {
   }
 
-  static StatusBuilder.Observed observe(TenantContext ctx, InformerCache cache) {
+  static StatusBuilder.Observed observe(TenantContext ctx, ClusterView cache) {
     Map<String, Deployment> deployments = new HashMap<>();
     for (AppSpec app : ctx.tenant().getSpec().getApps()) {
       Deployment deployment = cache.get(Deployment.class, ctx.namespace(), Names.app(app.getName()));

@@ -1,6 +1,7 @@
 package io.tenantry.controller.lifecycle;
 
 import io.tenantry.api.v1alpha1.TenantStatus;
+import io.tenantry.controller.queue.SyncResult;
 
 /**
  * A state handler's result: the status to report, what the worker does next, and whether the

@@ -6,54 +6,64 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
-import io.tenantry.api.v1alpha1.Tenant;
+import io.tenantry.api.Timestamps;
 import io.tenantry.api.v1alpha1.TenantStatus;
 import io.tenantry.controller.apply.ChangePlan;
 import io.tenantry.controller.apply.Converger;
-import io.tenantry.controller.cache.InformerCache;
+import io.tenantry.controller.cache.ClusterView;
+import io.tenantry.controller.queue.SyncResult;
 import io.tenantry.controller.resources.DesiredState;
 import io.tenantry.controller.resources.TenantContext;
 import io.tenantry.controller.resources.Workloads;
 import io.tenantry.controller.rollout.Readiness;
+import io.tenantry.controller.rollout.RolloutDecision;
+import io.tenantry.controller.rollout.RolloutDecision.DeadlinePassed;
+import io.tenantry.controller.rollout.RolloutDecision.Decision;
+import io.tenantry.controller.rollout.RolloutDecision.Held;
+import io.tenantry.controller.rollout.RolloutDecision.Proceed;
+import io.tenantry.controller.rollout.RolloutDecision.Settled;
+import io.tenantry.controller.rollout.RolloutDecision.StillDegraded;
 import io.tenantry.controller.rollout.RolloutGate;
-import io.tenantry.controller.secrets.TemplateDistribution;
+import io.tenantry.controller.secrets.TemplateState;
 import io.tenantry.controller.secrets.TenantSecrets;
+import io.tenantry.controller.status.Reason;
 import io.tenantry.controller.status.SecretsStatus;
-import io.tenantry.secretstore.SecretStoreException;
-import io.tenantry.controller.status.Clocks;
 import io.tenantry.controller.status.StatusBuilder;
+import io.tenantry.secretstore.SecretStoreException;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The work shared by the states that keep a tenant's namespace (Active, Frozen, Archived):
- * plan the changes against the cache, write them, and hold workload writes behind the rollout
- * gate. Health gating: a tenant writes workload changes only while holding a rollout slot, keeps
- * it until the workloads are observed rolled out, and past its deadline is marked Degraded and
- * gives the slot up; it then only looks again with backoff until it recovers or its spec changes.
+ * The work shared by the states that keep a tenant's namespace (Active, Frozen, Archived), as a
+ * pipeline: resolve the secrets, plan the changes against the cache, decide about the rollout
+ * ({@link RolloutDecision}, pure), execute, and report the outcome. Health gating: a tenant
+ * writes workload changes only while holding a rollout slot, keeps it until the workloads are
+ * observed rolled out, and past its deadline is marked Degraded and gives the slot up; it then
+ * only looks again with backoff until it recovers or its spec changes.
  */
-final class Provisioning {
+public final class Provisioning {
 
   private static final Logger LOG = LoggerFactory.getLogger(Provisioning.class);
   private static final Predicate<HasMetadata> WORKLOAD = o -> o instanceof Deployment || o instanceof StatefulSet;
+  private static final Predicate<HasMetadata> NOTHING = o -> false;
 
-  private final InformerCache cache;
+  private final ClusterView cache;
   private final Converger converger;
   private final RolloutGate gate;
   private final TenantSecrets secrets;
-  private final TemplateDistribution templates;
+  private final TemplateState templates;
   private final Clock clock;
   /** Tenants whose rollout passed its deadline, with the generation that did. */
   private final Map<String, Long> timedOut = new ConcurrentHashMap<>();
 
-  Provisioning(InformerCache cache, Converger converger, RolloutGate gate, TenantSecrets secrets,
-      TemplateDistribution templates, Clock clock) {
+  public Provisioning(ClusterView cache, Converger converger, RolloutGate gate, TenantSecrets secrets,
+      TemplateState templates, Clock clock) {
     this.cache = cache;
     this.converger = converger;
     this.gate = gate;
@@ -63,65 +73,82 @@ final class Provisioning {
   }
 
   Outcome reconcile(TenantContext ctx, Workloads workloads) {
-    String name = ctx.name();
-    Tenant tenant = ctx.tenant();
-    Namespace namespace = cache.get(Namespace.class, null, ctx.namespace());
-    if (namespace != null && namespace.getMetadata().getDeletionTimestamp() != null) {
-      // A terminating namespace is waited out: its deletion event brings the tenant back to recreate it.
-      return new Outcome(status(ctx, workloads, SecretsStatus.failed("NamespaceTerminating", "namespace is terminating")),
-          SyncResult.done());
+    if (namespaceTerminating(ctx)) {
+      // Waited out: the namespace's deletion event brings the tenant back to recreate it.
+      SecretsStatus terminating = SecretsStatus.failed(Reason.NamespaceTerminating, "namespace is terminating");
+      return new Outcome(status(ctx, workloads, terminating), SyncResult.done());
     }
     TenantSecrets.Resolved resolved;
     try {
       resolved = secrets.resolve(ctx);
     } catch (SecretStoreException e) {
       // Nothing is written or deleted: the tenant keeps running on what it has until the store is back.
-      LOG.warn("secret store unavailable {} {}", kv("tenant", name), kv("error", e.getMessage()));
-      return new Outcome(status(ctx, workloads, SecretsStatus.failed(e.getClass().getSimpleName().replace("Exception", ""),
-          e.getMessage())), SyncResult.withBackoff());
+      LOG.warn("secret store unavailable {} {}", kv("tenant", ctx.name()), kv("error", e.getMessage()));
+      return new Outcome(status(ctx, workloads, SecretsStatus.failed(TenantSecrets.reason(e), e.getMessage())), SyncResult.withBackoff());
     }
-    String templateError = templates.error();
-    SecretsStatus secretsStatus = templateError != null
-        ? SecretsStatus.failed("TemplateSyncFailed", templateError)
-        : new SecretsStatus(true, "Synced", resolved.templates().size() + " template secrets and "
-            + resolved.credentials().size() + " database credentials in place", resolved.version());
     List<HasMetadata> desired = DesiredState.of(ctx, resolved.credentials(), resolved.templates(), workloads);
-    ChangePlan plan = Converger.plan(desired, cache.ownedBy(name));
-    boolean workloadWrites = plan.writes(WORKLOAD);
-    boolean rolledOut = desired.stream().filter(WORKLOAD).allMatch(this::rolledOut);
-
-    if (!workloadWrites && rolledOut) {
-      gate.release(name, true);
-      timedOut.remove(name);
-      converger.execute(plan, o -> false);
-      return new Outcome(status(ctx, workloads, secretsStatus), SyncResult.done(), plan.isEmpty());
-    }
-    Long failedGeneration = timedOut.get(name);
-    if (!workloadWrites && failedGeneration != null && failedGeneration.equals(tenant.getMetadata().getGeneration())) {
-      converger.execute(plan, o -> false);
-      return new Outcome(degraded(ctx, workloads, secretsStatus), SyncResult.withBackoff());
-    }
-    if (!gate.acquire(name)) {
-      LOG.debug("waiting for a rollout slot {}", kv("tenant", name));
-      converger.execute(plan, WORKLOAD);
-      return new Outcome(status(ctx, workloads, secretsStatus), SyncResult.done());
-    }
-    Duration remaining = gate.remaining(name);
-    if (remaining.isNegative() || remaining.isZero()) {
-      gate.timedOut(name);
-      timedOut.put(name, tenant.getMetadata().getGeneration());
-      LOG.warn("rollout passed its deadline {} {}", kv("tenant", name), kv("deadlineSeconds", ctx.config().rolloutDeadlineSeconds));
-      return new Outcome(degraded(ctx, workloads, secretsStatus), SyncResult.withBackoff());
-    }
-    timedOut.remove(name);
-    converger.execute(plan, o -> false);
-    return new Outcome(status(ctx, workloads, secretsStatus), SyncResult.after(remaining));
+    ChangePlan plan = Converger.plan(desired, cache.ownedBy(ctx.name()));
+    Decision decision = decide(ctx, plan, desired);
+    return execute(ctx, workloads, plan, decision, secretsStatus(resolved));
   }
 
   /** Forgets a tenant that is gone or purged: its slot goes to the next in line. */
   void forget(String tenant) {
     gate.release(tenant, false);
     timedOut.remove(tenant);
+  }
+
+  private boolean namespaceTerminating(TenantContext ctx) {
+    Namespace namespace = cache.get(Namespace.class, null, ctx.namespace());
+    return namespace != null && namespace.getMetadata().getDeletionTimestamp() != null;
+  }
+
+  private SecretsStatus secretsStatus(TenantSecrets.Resolved resolved) {
+    String templateError = templates.error();
+    return templateError != null
+        ? SecretsStatus.failed(Reason.TemplateSyncFailed, templateError)
+        : new SecretsStatus(true, Reason.Synced, resolved.templates().size() + " template secrets and "
+            + resolved.credentials().size() + " database credentials in place", resolved.version());
+  }
+
+  /** Asks the gate for a slot only when the decision needs one. */
+  private Decision decide(TenantContext ctx, ChangePlan plan, List<HasMetadata> desired) {
+    String name = ctx.name();
+    boolean rolledOut = desired.stream().filter(WORKLOAD).allMatch(this::rolledOut);
+    Long failedGeneration = timedOut.get(name);
+    boolean failedThisGeneration = failedGeneration != null && failedGeneration.equals(ctx.tenant().getMetadata().getGeneration());
+    return RolloutDecision.withoutSlot(plan.writes(WORKLOAD), rolledOut, failedThisGeneration)
+        .orElseGet(() -> RolloutDecision.withSlot(gate.acquire(name) ? Optional.of(gate.remaining(name)) : Optional.empty()));
+  }
+
+  private Outcome execute(TenantContext ctx, Workloads workloads, ChangePlan plan, Decision decision,
+      SecretsStatus secretsStatus) {
+    String name = ctx.name();
+    if (decision instanceof Settled) {
+      gate.release(name, true);
+      timedOut.remove(name);
+      converger.execute(plan, NOTHING);
+      return new Outcome(status(ctx, workloads, secretsStatus), SyncResult.done(), plan.isEmpty());
+    }
+    if (decision instanceof Held) {
+      LOG.debug("waiting for a rollout slot {}", kv("tenant", name));
+      converger.execute(plan, WORKLOAD);
+      return new Outcome(status(ctx, workloads, secretsStatus), SyncResult.done());
+    }
+    if (decision instanceof DeadlinePassed) {
+      gate.timedOut(name);
+      timedOut.put(name, ctx.tenant().getMetadata().getGeneration());
+      LOG.warn("rollout passed its deadline {} {}", kv("tenant", name), kv("deadlineSeconds", ctx.config().rolloutDeadlineSeconds));
+      return new Outcome(degraded(ctx, workloads, secretsStatus), SyncResult.withBackoff());
+    }
+    if (decision instanceof StillDegraded) {
+      converger.execute(plan, NOTHING);
+      return new Outcome(degraded(ctx, workloads, secretsStatus), SyncResult.withBackoff());
+    }
+    Proceed proceed = (Proceed) decision; // The last of the sealed five.
+    timedOut.remove(name);
+    converger.execute(plan, NOTHING);
+    return new Outcome(status(ctx, workloads, secretsStatus), SyncResult.after(proceed.remaining()));
   }
 
   private boolean rolledOut(HasMetadata workload) {
@@ -134,14 +161,13 @@ final class Provisioning {
 
   private TenantStatus status(TenantContext ctx, Workloads workloads, SecretsStatus secretsStatus) {
     return StatusBuilder.provisioned(ctx.tenant(), ctx.namespace(), Observer.observe(ctx, cache), workloads, secretsStatus,
-        Clocks.now(clock));
+        Timestamps.now(clock));
   }
 
   private TenantStatus degraded(TenantContext ctx, Workloads workloads, SecretsStatus secretsStatus) {
     TenantStatus observed = status(ctx, workloads, secretsStatus);
-    return StatusBuilder.failed(observed, ctx.tenant().getMetadata().getGeneration(), "RolloutTimedOut",
+    return StatusBuilder.failed(observed, ctx.tenant().getMetadata().getGeneration(), Reason.RolloutTimedOut,
         "not rolled out within " + ctx.config().rolloutDeadlineSeconds + "s: " + observed.getConditions().get(0).getMessage(),
-        Clocks.now(clock));
+        Timestamps.now(clock));
   }
-
 }

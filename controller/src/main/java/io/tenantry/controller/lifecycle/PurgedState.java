@@ -3,11 +3,12 @@ package io.tenantry.controller.lifecycle;
 import static net.logstash.logback.argument.StructuredArguments.kv;
 
 import io.fabric8.kubernetes.api.model.Namespace;
+import io.tenantry.api.Timestamps;
 import io.tenantry.api.v1alpha1.TenantPhase;
-import io.tenantry.controller.apply.Applier;
-import io.tenantry.controller.cache.InformerCache;
+import io.tenantry.controller.apply.ObjectWriter;
+import io.tenantry.controller.cache.ClusterView;
+import io.tenantry.controller.queue.SyncResult;
 import io.tenantry.controller.resources.TenantContext;
-import io.tenantry.controller.status.Clocks;
 import io.tenantry.controller.status.StatusBuilder;
 import java.time.Clock;
 import org.slf4j.Logger;
@@ -19,18 +20,18 @@ import org.slf4j.LoggerFactory;
  * outside the cluster (secret store, fleet records) are removed. Phase Purging until all of it
  * is gone, then Purged.
  */
-final class PurgedState implements StateHandler {
+public final class PurgedState implements StateHandler {
 
   private static final Logger LOG = LoggerFactory.getLogger(PurgedState.class);
 
-  private final InformerCache cache;
-  private final Applier applier;
+  private final ClusterView cache;
+  private final ObjectWriter writer;
   private final TenantCleanup cleanup;
   private final Clock clock;
 
-  PurgedState(InformerCache cache, Applier applier, TenantCleanup cleanup, Clock clock) {
+  public PurgedState(ClusterView cache, ObjectWriter writer, TenantCleanup cleanup, Clock clock) {
     this.cache = cache;
-    this.applier = applier;
+    this.writer = writer;
     this.cleanup = cleanup;
     this.clock = clock;
   }
@@ -40,11 +41,11 @@ final class PurgedState implements StateHandler {
     Namespace namespace = cache.get(Namespace.class, null, ctx.namespace());
     if (namespace != null) {
       if (namespace.getMetadata().getDeletionTimestamp() == null) {
-        applier.delete(namespace);
+        writer.delete(namespace);
       }
       // The namespace's deletion event brings the tenant back.
       return new Outcome(StatusBuilder.purged(ctx.tenant(), false, "deleting namespace " + ctx.namespace(),
-          Clocks.now(clock)), SyncResult.done());
+          Timestamps.now(clock)), SyncResult.done());
     }
     if (ctx.tenant().getStatus() != null && ctx.tenant().getStatus().getPhase() == TenantPhase.Purged) {
       return new Outcome(ctx.tenant().getStatus(), SyncResult.done(), true); // Done before: nothing to call again.
@@ -57,6 +58,6 @@ final class PurgedState implements StateHandler {
     LOG.info("purged {}", kv("tenant", ctx.name()));
     return new Outcome(StatusBuilder.purged(ctx.tenant(), true,
         "namespace " + ctx.namespace() + ", its volumes and the tenant's records outside the cluster are deleted",
-        Clocks.now(clock)), SyncResult.done());
+        Timestamps.now(clock)), SyncResult.done());
   }
 }

@@ -2,31 +2,28 @@ package io.tenantry.controller.lifecycle;
 
 import static net.logstash.logback.argument.StructuredArguments.kv;
 
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.tenantry.api.Timestamps;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.api.v1alpha1.TenantStatus;
-import io.tenantry.controller.apply.Applier;
 import io.tenantry.controller.apply.Conflicts;
-import io.tenantry.controller.apply.Converger;
-import io.tenantry.controller.cache.InformerCache;
+import io.tenantry.controller.apply.TenantWriter;
+import io.tenantry.controller.cache.ClusterView;
 import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.controller.config.Plan;
+import io.tenantry.controller.events.EventRecorder;
+import io.tenantry.controller.events.EventType;
+import io.tenantry.controller.queue.SyncResult;
 import io.tenantry.controller.resources.TenantContext;
-import io.tenantry.controller.rollout.RolloutGate;
-import io.tenantry.controller.secrets.TemplateDistribution;
-import io.tenantry.controller.secrets.TenantSecrets;
-import io.tenantry.controller.status.Clocks;
-import io.tenantry.controller.status.EventRecorder;
+import io.tenantry.controller.secrets.TemplateState;
+import io.tenantry.controller.status.Reason;
 import io.tenantry.controller.status.StatusBuilder;
-import io.tenantry.controller.status.StatusWriter;
 import java.time.Clock;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,38 +42,39 @@ public final class TenantReconciler {
   private static final Logger LOG = LoggerFactory.getLogger(TenantReconciler.class);
   private static final int MAX_MESSAGE = 1024;
 
-  private final KubernetesClient client;
-  private final InformerCache cache;
+  private final ClusterView cache;
   private final OperatorConfig config;
-  private final StatusWriter statusWriter;
+  private final TenantWriter writer;
   private final EventRecorder events;
-  private final Clock clock;
   private final Provisioning provisioning;
-  private final TemplateDistribution templates;
+  private final TemplateState templates;
+  private final ConvergedTenants converged;
+  private final Clock clock;
   private final Map<TenantState, StateHandler> handlers = new EnumMap<>(TenantState.class);
-  /** Per tenant, the cache fingerprint of its last sync that found it converged and wrote nothing. */
-  private final Map<String, Long> converged = new ConcurrentHashMap<>();
 
   /**
-   * @param cleanup deletes a purged tenant's records outside the cluster (its stored secrets, fleet records)
+   * @param provisioning the work of the states that keep a namespace (New, Active, Frozen, Archived)
+   * @param purged the work of the Purged state
+   * @param templates whether the template namespace is fresh (part of what a converged tenant depends on)
+   * @param converged the tenants found converged, whose next sync may end at once
    */
-  public TenantReconciler(KubernetesClient client, InformerCache cache, OperatorConfig config, Applier applier,
-      RolloutGate gate, TenantSecrets secrets, TemplateDistribution templates, TenantCleanup cleanup,
-      EventRecorder events, Clock clock) {
-    this.client = client;
+  public TenantReconciler(ClusterView cache, OperatorConfig config, TenantWriter writer, EventRecorder events,
+      Provisioning provisioning, PurgedState purged, TemplateState templates, ConvergedTenants converged, Clock clock) {
     this.cache = cache;
     this.config = config;
-    this.statusWriter = new StatusWriter(client);
+    this.writer = writer;
     this.events = events;
-    this.clock = clock;
+    this.provisioning = provisioning;
     this.templates = templates;
-    this.provisioning = new Provisioning(cache, new Converger(applier), gate, secrets, templates, clock);
+    this.converged = converged;
+    this.clock = clock;
+    // The handlers of the states that keep a namespace are views of the one provisioning pipeline.
     StateHandler active = new ActiveState(provisioning);
     handlers.put(TenantState.New, active);
     handlers.put(TenantState.Active, active);
     handlers.put(TenantState.Frozen, new FrozenState(provisioning));
     handlers.put(TenantState.Archived, new ArchivedState(provisioning));
-    handlers.put(TenantState.Purged, new PurgedState(cache, applier, cleanup, clock));
+    handlers.put(TenantState.Purged, purged);
   }
 
   /** Syncs the named tenant; throws when it must be retried with backoff. */
@@ -84,28 +82,27 @@ public final class TenantReconciler {
     Tenant tenant = cache.tenant(name);
     if (tenant == null) {
       provisioning.forget(name);
-      converged.remove(name);
+      converged.forget(name);
       return SyncResult.done(); // Deleted: nothing of it remains to converge.
     }
     // Nothing about the tenant changed since a sync found it converged: it still is. This is the
     // resync of a converged tenant, the common case, and it reads a few cache entries only.
     long fingerprint = cache.fingerprint(name) * 31 + templates.stateVersion();
-    Long last = converged.get(name);
-    if (last != null && last == fingerprint) {
+    if (converged.unchanged(name, fingerprint)) {
       return SyncResult.done();
     }
-    TenantState state = tenant.getSpec().getState();
     if (tenant.getMetadata().getDeletionTimestamp() != null) {
       return finalizeDeletion(tenant);
     }
     if (!Finalizer.has(tenant)) {
-      Finalizer.add(client, tenant);
+      writer.writeFinalizers(tenant, Finalizer.added(tenant));
       return SyncResult.done(); // The Tenant changed: its watch event brings it back with a fresh resourceVersion.
     }
+    TenantState state = tenant.getSpec().getState();
     Plan plan = config.plans.get(tenant.getSpec().getPlan());
     if (plan == null && state != TenantState.Purged) {
-      report(tenant, StatusBuilder.failed(tenant, "UnknownPlan", "spec.plan: the operator has no plan named '"
-          + tenant.getSpec().getPlan() + "'; known plans: " + String.join(", ", config.plans.keySet()), Clocks.now(clock)));
+      report(tenant, StatusBuilder.failed(tenant, Reason.UnknownPlan, "spec.plan: the operator has no plan named '"
+          + tenant.getSpec().getPlan() + "'; known plans: " + String.join(", ", config.plans.keySet()), Timestamps.now(clock)));
       return SyncResult.done(); // Nothing to retry until the tenant or the configuration changes.
     }
     if (state == TenantState.Purged) {
@@ -114,16 +111,11 @@ public final class TenantReconciler {
     Outcome outcome = handlers.get(state).reconcile(new TenantContext(tenant, config, plan));
     boolean wrote = report(tenant, outcome.status());
     if (outcome.converged() && !wrote) {
-      converged.put(name, fingerprint);
+      converged.remember(name, fingerprint);
     } else {
-      converged.remove(name);
+      converged.forget(name);
     }
     return outcome.next();
-  }
-
-  /** Forgets which tenants were found converged, so that the next sync of each compares everything again (benchmarks). */
-  public void forgetConverged() {
-    converged.clear();
   }
 
   private SyncResult finalizeDeletion(Tenant tenant) {
@@ -138,13 +130,13 @@ public final class TenantReconciler {
         return outcome.next();
       }
     } else {
-      events.record(tenant, EventRecorder.WARNING, "DeletedWithoutPurge", "the Tenant was deleted while "
+      events.record(tenant, EventType.Warning, Reason.DeletedWithoutPurge, "the Tenant was deleted while "
           + tenant.getSpec().getState() + "; namespace " + config.namespacePrefix + name
           + " and its data are kept. Recreate the Tenant to manage them again, or purge it.");
       LOG.warn("tenant deleted without purge, data kept {} {}", kv("tenant", name), kv("state", tenant.getSpec().getState()));
     }
     provisioning.forget(name);
-    Finalizer.remove(client, tenant);
+    writer.writeFinalizers(tenant, Finalizer.removed(tenant));
     return SyncResult.done();
   }
 
@@ -160,7 +152,7 @@ public final class TenantReconciler {
     LOG.warn("sync failed {} {}", kv("tenant", name), kv("error", message));
     if (tenant != null && tenant.getMetadata().getDeletionTimestamp() == null) {
       try {
-        report(tenant, StatusBuilder.failed(tenant, "SyncFailed", message, Clocks.now(clock)));
+        report(tenant, StatusBuilder.failed(tenant, Reason.SyncFailed, message, Timestamps.now(clock)));
       } catch (RuntimeException e) {
         LOG.warn("could not record the failure in the status {} {}", kv("tenant", name), kv("error", describe(e)));
       }
@@ -169,22 +161,22 @@ public final class TenantReconciler {
 
   /** Writes the status if it changed (with events for a new state or phase); returns whether it wrote. */
   private boolean report(Tenant tenant, TenantStatus computed) {
-    String now = Clocks.now(clock);
-    TenantStatus status = StatusBuilder.enteredState(tenant, computed, now);
+    TenantStatus status = StatusBuilder.enteredState(tenant, computed, Timestamps.now(clock));
     TenantStatus previous = tenant.getStatus();
-    if (!statusWriter.write(tenant, status)) {
+    if (status.equals(previous)) {
       return false;
     }
+    writer.writeStatus(tenant, status);
     TenantState before = previous == null ? null : previous.getObservedState();
     if (before != status.getObservedState()) {
-      events.record(tenant, EventRecorder.NORMAL, "StateChanged",
+      events.record(tenant, EventType.Normal, Reason.StateChanged,
           "state " + (before == null ? "(none)" : before) + " -> " + status.getObservedState());
     }
     TenantPhase phaseBefore = previous == null ? null : previous.getPhase();
     if (!Objects.equals(phaseBefore, status.getPhase())) {
       String readyMessage = status.getConditions().isEmpty() ? "" : status.getConditions().get(0).getMessage();
-      boolean warning = status.getPhase() == TenantPhase.Degraded;
-      events.record(tenant, warning ? EventRecorder.WARNING : EventRecorder.NORMAL, String.valueOf(status.getPhase()),
+      EventType type = status.getPhase() == TenantPhase.Degraded ? EventType.Warning : EventType.Normal;
+      events.record(tenant, type, Reason.entered(status.getPhase()),
           "phase " + (phaseBefore == null ? "(none)" : phaseBefore) + " -> " + status.getPhase() + ": " + readyMessage);
       LOG.info("phase changed {} {} {}", kv("tenant", tenant.getMetadata().getName()), kv("from", phaseBefore),
           kv("to", status.getPhase()));

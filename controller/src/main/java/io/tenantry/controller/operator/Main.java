@@ -42,8 +42,9 @@ public final class Main {
     Config clientConfig = kubeconfig == null ? Config.autoConfigure(null) : Config.fromKubeconfig(Files.readString(kubeconfig));
     KubernetesClient client = new KubernetesClientBuilder().withConfig(clientConfig).build();
     FleetRecords records = fleetRecords(config.fleet);
-    Operator operator = new Operator(client, config, identity, () -> Runtime.getRuntime().halt(1),
-        SecretStores.open(config.secretStore), records == null ? TenantCleanup.NONE : records::purgeTenant);
+    Operator.Parts parts = Operator.wire(client, config, identity, SecretStores.open(config.secretStore),
+        records == null ? TenantCleanup.NONE : records::purgeTenant);
+    Operator operator = new Operator(client, config, identity, () -> Runtime.getRuntime().halt(1), parts);
     AllocationService allocation = config.allocation.enabled
         ? AllocationService.start(operator, config, client, records, Clock.systemUTC()) : null;
     CountDownLatch stopped = new CountDownLatch(1);

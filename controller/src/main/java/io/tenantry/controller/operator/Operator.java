@@ -2,6 +2,7 @@ package io.tenantry.controller.operator;
 
 import static net.logstash.logback.argument.StructuredArguments.kv;
 
+import com.sun.net.httpserver.HttpHandler;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -15,22 +16,28 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.tenantry.controller.apply.Applier;
 import io.tenantry.controller.apply.Conflicts;
+import io.tenantry.controller.apply.Converger;
+import io.tenantry.controller.apply.KubeTenantWriter;
 import io.tenantry.controller.cache.InformerCache;
 import io.tenantry.controller.config.OperatorConfig;
+import io.tenantry.controller.events.KubeEventRecorder;
+import io.tenantry.controller.lifecycle.ConvergedTenants;
+import io.tenantry.controller.lifecycle.Provisioning;
+import io.tenantry.controller.lifecycle.PurgedState;
 import io.tenantry.controller.lifecycle.TenantCleanup;
 import io.tenantry.controller.lifecycle.TenantReconciler;
+import io.tenantry.controller.pool.KubeSpareWriter;
 import io.tenantry.controller.pool.SparePoolReconciler;
-import io.tenantry.controller.rollout.RolloutGate;
 import io.tenantry.controller.queue.BucketRateLimiter;
 import io.tenantry.controller.queue.ItemExponentialFailureRateLimiter;
 import io.tenantry.controller.queue.MaxOfRateLimiter;
 import io.tenantry.controller.queue.RateLimitingQueue;
 import io.tenantry.controller.queue.Ticker;
-import com.sun.net.httpserver.HttpHandler;
-import io.tenantry.controller.server.HttpEndpoints;
+import io.tenantry.controller.queue.Workers;
+import io.tenantry.controller.rollout.RolloutGate;
 import io.tenantry.controller.secrets.TemplateDistribution;
 import io.tenantry.controller.secrets.TenantSecrets;
-import io.tenantry.controller.status.EventRecorder;
+import io.tenantry.controller.server.HttpEndpoints;
 import io.tenantry.secretstore.SecretStore;
 import io.tenantry.secretstore.sync.TemplateSync;
 import java.io.IOException;
@@ -45,7 +52,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Wires the operator: informers feed tenant keys into the rate-limited queue, workers sync them
+ * The composition root: {@link #wire} builds every collaborator of the controller loop once, and the
+ * operator runs them. Informers feed tenant keys into the rate-limited queue, workers sync them
  * with the reconciler. Only the leader (a Lease) runs informers and workers; a standby only
  * answers health checks until it wins the lease. Closing drains the queue: syncs in progress
  * finish, then the informers stop and the lease is released.
@@ -54,18 +62,20 @@ public final class Operator implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(Operator.class);
 
+  /**
+   * The collaborators of a running operator, as {@link #wire} built them. Tests and benchmarks
+   * that run an operator hold the same parts to watch it (queue length, metrics, caches).
+   */
+  public record Parts(PrometheusMeterRegistry registry, InformerCache cache, RateLimitingQueue<String> queue,
+      RateLimitingQueue<String> poolQueue, TemplateDistribution templates, ConvergedTenants converged,
+      TenantReconciler reconciler, Workers workers, Workers poolWorkers) {
+  }
+
   private final KubernetesClient client;
   private final OperatorConfig config;
   private final String identity;
   private final Runnable onLostLeadership;
-  private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-  private final RateLimitingQueue<String> queue;
-  private final InformerCache cache;
-  private final TenantReconciler reconciler;
-  private final Workers workers;
-  private final RateLimitingQueue<String> poolQueue;
-  private final Workers poolWorkers;
-  private final TemplateDistribution templates;
+  private final Parts parts;
   private final ScheduledExecutorService templateRefresh = Executors.newSingleThreadScheduledExecutor(r -> {
     Thread t = new Thread(r, "template-refresh");
     t.setDaemon(true);
@@ -77,44 +87,58 @@ public final class Operator implements AutoCloseable {
   private CompletableFuture<?> election;
 
   /**
+   * @param parts what {@link #wire} built for {@code client} and {@code config}
    * @param onLostLeadership what to do when the lease is lost while running (the process exits:
    *     a former leader must not keep writing)
    */
-  /**
-   * @param store the encrypted secret store (template secrets, tenants' database credentials)
-   * @param fleetCleanup deletes a purged tenant's fleet records
-   */
-  public Operator(KubernetesClient client, OperatorConfig config, String identity, Runnable onLostLeadership,
-      SecretStore store, TenantCleanup fleetCleanup) throws IOException {
-    config.validate();
+  public Operator(KubernetesClient client, OperatorConfig config, String identity, Runnable onLostLeadership, Parts parts)
+      throws IOException {
     this.client = client;
     this.config = config;
     this.identity = identity;
     this.onLostLeadership = onLostLeadership;
-    OperatorConfig.RateLimits limits = config.rateLimits;
-    this.queue = new RateLimitingQueue<>("tenants", rateLimiter(limits), registry);
-    this.poolQueue = new RateLimitingQueue<>("sparepools", rateLimiter(limits), registry);
-    this.cache = new InformerCache(client, config.resyncPeriod(), queue::add, poolQueue::add);
+    this.parts = parts;
+    this.http = new HttpEndpoints(config.httpPort, config.httpThreads, () -> !closed.get(), this::isReady, parts.registry());
+  }
+
+  /**
+   * Builds the controller loop's collaborators on one client and configuration.
+   *
+   * @param identity this process, as events name their reporter
+   * @param store the encrypted secret store (template secrets, tenants' database credentials)
+   * @param fleetCleanup deletes a purged tenant's fleet records
+   */
+  public static Parts wire(KubernetesClient client, OperatorConfig config, String identity, SecretStore store,
+      TenantCleanup fleetCleanup) {
+    config.validate();
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    RateLimitingQueue<String> queue = new RateLimitingQueue<>("tenants", rateLimiter(config.rateLimits), registry);
+    RateLimitingQueue<String> poolQueue = new RateLimitingQueue<>("sparepools", rateLimiter(config.rateLimits), registry);
+    InformerCache cache = new InformerCache(client, config.resyncPeriod(), queue::add, poolQueue::add);
     Clock clock = Clock.systemUTC();
     RolloutGate gate = new RolloutGate(config.maxConcurrentRollouts, Duration.ofSeconds(config.rolloutDeadlineSeconds),
         queue::add, registry, Ticker.system());
-    this.templates = new TemplateDistribution(new TemplateSync(store, client, config.templateNamespace), cache,
+    TemplateDistribution templates = new TemplateDistribution(new TemplateSync(store, client, config.templateNamespace), cache,
         () -> cache.tenantNames().forEach(queue::add));
     TenantSecrets secrets = new TenantSecrets(store, cache);
     TenantCleanup cleanup = tenant -> {
       secrets.purge(tenant);
       fleetCleanup.purge(tenant);
     };
-    this.reconciler = new TenantReconciler(client, cache, config, new Applier(client, registry), gate, secrets, templates,
-        cleanup, new EventRecorder(client, identity, clock), clock);
-    this.workers = new Workers("tenants", queue, reconciler::sync, reconciler::failed, registry);
-    SparePoolReconciler pools = new SparePoolReconciler(client, cache, clock);
-    this.poolWorkers = new Workers("sparepools", poolQueue, pools::sync, (pool, e) -> {
+    Applier applier = new Applier(client, registry);
+    Provisioning provisioning = new Provisioning(cache, new Converger(applier), gate, secrets, templates, clock);
+    ConvergedTenants converged = new ConvergedTenants();
+    TenantReconciler reconciler = new TenantReconciler(cache, config, new KubeTenantWriter(client),
+        new KubeEventRecorder(client, identity, clock), provisioning, new PurgedState(cache, applier, cleanup, clock),
+        templates, converged, clock);
+    SparePoolReconciler pools = new SparePoolReconciler(cache, new KubeSpareWriter(client), clock);
+    Workers workers = new Workers("tenants", queue, reconciler::sync, reconciler::failed, registry);
+    Workers poolWorkers = new Workers("sparepools", poolQueue, pools::sync, (pool, e) -> {
       if (!Conflicts.isConflict(e)) {
         LOG.warn("spare pool sync failed {} {}", kv("pool", pool), kv("error", e.getMessage()));
       }
     }, registry);
-    this.http = new HttpEndpoints(config.httpPort, config.httpThreads, () -> !closed.get(), this::isReady, registry);
+    return new Parts(registry, cache, queue, poolQueue, templates, converged, reconciler, workers, poolWorkers);
   }
 
   /** Per-key exponential backoff combined (max-of) with a token bucket, as client-go's default controller rate limiter. */
@@ -153,12 +177,12 @@ public final class Operator implements AutoCloseable {
   private void lead() {
     try {
       LOG.info("leading: starting informers {}", kv("identity", identity));
-      cache.start(Duration.ofMinutes(2));
-      templateRefresh.scheduleWithFixedDelay(templates::refresh, 0, config.secretStore.templateSyncSeconds, TimeUnit.SECONDS);
-      workers.start(config.workers);
-      poolWorkers.start(1);
+      parts.cache().start(Duration.ofMinutes(2));
+      templateRefresh.scheduleWithFixedDelay(parts.templates()::refresh, 0, config.secretStore.templateSyncSeconds, TimeUnit.SECONDS);
+      parts.workers().start(config.workers);
+      parts.poolWorkers().start(1);
       leading.set(true);
-      LOG.info("caches synced, workers started {} {}", kv("workers", config.workers), kv("tenants", cache.tenantNames().size()));
+      LOG.info("caches synced, workers started {} {}", kv("workers", config.workers), kv("tenants", parts.cache().tenantNames().size()));
     } catch (Exception e) {
       LOG.error("could not start the informers {}", kv("error", e.toString()));
       lostLeadership();
@@ -204,7 +228,7 @@ public final class Operator implements AutoCloseable {
   }
 
   public boolean isReady() {
-    return leading.get() && cache.hasSynced();
+    return leading.get() && parts.cache().hasSynced();
   }
 
   /** Serves another route on the operator's HTTP port, such as the allocation API; call before {@link #start()}. */
@@ -216,29 +240,9 @@ public final class Operator implements AutoCloseable {
     return http.port();
   }
 
-  public InformerCache cache() {
-    return cache;
-  }
-
-  public RateLimitingQueue<String> queue() {
-    return queue;
-  }
-
-  /** Refreshes the template namespace from the store now (the operator also does so periodically). */
-  public void refreshTemplates() {
-    templates.refresh();
-  }
-
-  public int syncsInProgress() {
-    return workers.inProgress();
-  }
-
-  public TenantReconciler reconciler() {
-    return reconciler;
-  }
-
+  /** Where the operator's metrics are, for other services on its port (the allocation API) to add theirs. */
   public PrometheusMeterRegistry registry() {
-    return registry;
+    return parts.registry();
   }
 
   /** Graceful: stops taking work, lets syncs in progress finish, stops informers, releases the lease. */
@@ -247,18 +251,18 @@ public final class Operator implements AutoCloseable {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
-    LOG.info("operator stopping: draining the queue {}", kv("queued", queue.len()));
+    LOG.info("operator stopping: draining the queue {}", kv("queued", parts.queue().len()));
     leading.set(false);
     templateRefresh.shutdownNow();
     try {
-      queue.shutDownWithDrain();
-      poolQueue.shutDownWithDrain();
-      workers.join();
-      poolWorkers.join();
+      parts.queue().shutDownWithDrain();
+      parts.poolQueue().shutDownWithDrain();
+      parts.workers().join();
+      parts.poolWorkers().join();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    cache.close();
+    parts.cache().close();
     if (election != null) {
       election.cancel(true);
       releaseLease();

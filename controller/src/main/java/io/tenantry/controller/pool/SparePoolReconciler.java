@@ -4,8 +4,8 @@ import static net.logstash.logback.argument.StructuredArguments.kv;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.tenantry.api.Spares;
+import io.tenantry.api.Timestamps;
 import io.tenantry.api.WellKnown;
 import io.tenantry.api.v1alpha1.SparePool;
 import io.tenantry.api.v1alpha1.SparePoolStatus;
@@ -14,10 +14,10 @@ import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.api.v1alpha1.TenantSpec;
 import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.api.v1alpha1.TenantTemplate;
-import io.tenantry.controller.cache.InformerCache;
-import io.tenantry.controller.lifecycle.SyncResult;
-import io.tenantry.controller.status.Clocks;
+import io.tenantry.controller.cache.ClusterView;
+import io.tenantry.controller.queue.SyncResult;
 import io.tenantry.controller.status.Conditions;
+import io.tenantry.controller.status.Reason;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
@@ -48,13 +48,13 @@ public final class SparePoolReconciler {
   private static final SecureRandom RANDOM = new SecureRandom();
   private static final Duration SURGE_WINDOW = Duration.ofMinutes(10);
 
-  private final KubernetesClient client;
-  private final InformerCache cache;
+  private final ClusterView cache;
+  private final SpareWriter writer;
   private final Clock clock;
 
-  public SparePoolReconciler(KubernetesClient client, InformerCache cache, Clock clock) {
-    this.client = client;
+  public SparePoolReconciler(ClusterView cache, SpareWriter writer, Clock clock) {
     this.cache = cache;
+    this.writer = writer;
     this.clock = clock;
   }
 
@@ -139,26 +139,26 @@ public final class SparePoolReconciler {
     spec.setState(TenantState.New);
     copy(pool.getSpec().getTemplate(), spec);
     spare.setSpec(spec);
-    client.resources(Tenant.class).resource(spare).create();
+    writer.create(spare);
   }
 
   /** Puts an unallocated spare on the pool's current template (a PUT at the cached resourceVersion). */
   private void follow(Tenant spare, TenantTemplate template) {
     Tenant updated = copyOf(spare);
     copy(template, updated.getSpec());
-    client.resources(Tenant.class).resource(updated).update();
+    writer.update(updated);
   }
 
   private void setState(Tenant spare, TenantState state) {
     Tenant updated = copyOf(spare);
     updated.getSpec().setState(state);
-    client.resources(Tenant.class).resource(updated).update();
+    writer.update(updated);
   }
 
   private void retire(Tenant spare) {
     if (spare.getStatus() != null && spare.getStatus().getPhase() == TenantPhase.Purged
         && spare.getMetadata().getDeletionTimestamp() == null) {
-      client.resources(Tenant.class).resource(spare).delete();
+      writer.delete(spare);
     }
   }
 
@@ -171,19 +171,14 @@ public final class SparePoolReconciler {
     status.setObservedGeneration(pool.getMetadata().getGeneration());
     boolean full = ready >= pool.getSpec().getBuffer();
     // The condition speaks of the buffer the user asked for; a surge only adds to it.
-    Condition condition = Conditions.condition(previous.getConditions(), Conditions.READY, full, full ? "BufferFull" : "Refilling",
+    Condition condition = Conditions.condition(previous.getConditions(), Conditions.READY, full, full ? Reason.BufferFull : Reason.Refilling,
         ready + " of " + pool.getSpec().getBuffer() + " spares ready, " + provisioning + " being built", pool.getMetadata().getGeneration(),
-        Clocks.now(clock));
+        Timestamps.now(clock));
     status.setConditions(new ArrayList<>(List.of(condition)));
     if (status.equals(pool.getStatus())) {
       return;
     }
-    SparePool update = new SparePool();
-    update.setMetadata(new ObjectMetaBuilder().withName(pool.getMetadata().getName())
-        .withResourceVersion(pool.getMetadata().getResourceVersion()).build());
-    update.setSpec(pool.getSpec());
-    update.setStatus(status);
-    client.resources(SparePool.class).resource(update).updateStatus();
+    writer.writeStatus(pool, status);
   }
 
   private static Tenant copyOf(Tenant tenant) {

@@ -12,6 +12,10 @@
  *       {@link io.tenantry.controller.queue.RateLimiter}.</li>
  * </ul>
  *
+ * <p>Beside the queue, its consumer: {@link io.tenantry.controller.queue.Workers} take keys, call a
+ * sync that answers with a {@link io.tenantry.controller.queue.SyncResult}, and re-queue the key as
+ * that result (or a failure) says.
+ *
  * <p>Items are compared with {@code equals}/{@code hashCode} (client-go's {@code comparable}); they
  * must be immutable while in a queue and may not be {@code null}. Time comes from a
  * {@link io.tenantry.controller.queue.Ticker} so tests can drive it.

@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -73,7 +74,7 @@ public final class DatabaseModel {
           .withName(Names.credentials(db.getName())).withKey(PASSWORD_KEY).endSecretKeyRef().endValueFrom().build());
     }
     Container container = new ContainerBuilder()
-        .withName(db.getEngine().name().toLowerCase())
+        .withName(db.getEngine().name().toLowerCase(Locale.ROOT))
         .withImage(image(ctx.config().databaseImages, db.getEngine()) + ":" + db.getVersion())
         .withArgs(engine.args())
         .addNewPort().withName("db").withContainerPort(engine.port()).endPort()

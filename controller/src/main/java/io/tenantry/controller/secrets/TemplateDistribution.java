@@ -2,8 +2,9 @@ package io.tenantry.controller.secrets;
 
 import static net.logstash.logback.argument.StructuredArguments.kv;
 
-import io.tenantry.controller.cache.InformerCache;
+import io.tenantry.controller.cache.ClusterView;
 import io.tenantry.secretstore.sync.TemplateSync;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -14,12 +15,12 @@ import org.slf4j.LoggerFactory;
  * fan-out; a failure is remembered, so that every tenant's SecretsSynced condition says why,
  * until a sync succeeds again.
  */
-public final class TemplateDistribution {
+public final class TemplateDistribution implements TemplateState {
 
   private static final Logger LOG = LoggerFactory.getLogger(TemplateDistribution.class);
 
   private final TemplateSync sync;
-  private final InformerCache cache;
+  private final ClusterView cache;
   private final Runnable onStateChange;
   private final AtomicLong stateVersion = new AtomicLong();
   private volatile String error;
@@ -27,7 +28,7 @@ public final class TemplateDistribution {
   /**
    * @param onStateChange called when the failure state changes (re-queues every tenant)
    */
-  public TemplateDistribution(TemplateSync sync, InformerCache cache, Runnable onStateChange) {
+  public TemplateDistribution(TemplateSync sync, ClusterView cache, Runnable onStateChange) {
     this.sync = sync;
     this.cache = cache;
     this.onStateChange = onStateChange;
@@ -47,19 +48,19 @@ public final class TemplateDistribution {
       failure = "refreshing the template secrets failed: " + e.getMessage();
       LOG.warn("template refresh failed {}", kv("error", e.getMessage()));
     }
-    if (!java.util.Objects.equals(failure, error)) {
+    if (!Objects.equals(failure, error)) {
       error = failure;
       stateVersion.incrementAndGet();
       onStateChange.run();
     }
   }
 
-  /** Why the last refresh failed, or null. */
+  @Override
   public String error() {
     return error;
   }
 
-  /** Changes whenever {@link #error()} does: part of what a converged tenant's sync depends on. */
+  @Override
   public long stateVersion() {
     return stateVersion.get();
   }

@@ -3,15 +3,20 @@ package io.tenantry.controller.secrets;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.tenantry.api.WellKnown;
 import io.tenantry.api.v1alpha1.DatabaseSpec;
-import io.tenantry.controller.cache.InformerCache;
+import io.tenantry.controller.cache.ClusterView;
 import io.tenantry.controller.resources.DatabaseCredentials;
 import io.tenantry.controller.resources.DatabaseModel;
 import io.tenantry.controller.resources.Names;
 import io.tenantry.controller.resources.TenantContext;
+import io.tenantry.controller.status.Reason;
+import io.tenantry.secretstore.CorruptSecretException;
+import io.tenantry.secretstore.KeyUnavailableException;
 import io.tenantry.secretstore.Scope;
 import io.tenantry.secretstore.SecretConflictException;
 import io.tenantry.secretstore.SecretFormat;
 import io.tenantry.secretstore.SecretStore;
+import io.tenantry.secretstore.SecretStoreException;
+import io.tenantry.secretstore.StoreUnavailableException;
 import io.tenantry.secretstore.StoredSecret;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -36,9 +41,9 @@ public final class TenantSecrets {
   private static final SecureRandom RANDOM = new SecureRandom();
 
   private final SecretStore store;
-  private final InformerCache cache;
+  private final ClusterView cache;
 
-  public TenantSecrets(SecretStore store, InformerCache cache) {
+  public TenantSecrets(SecretStore store, ClusterView cache) {
     this.store = store;
     this.cache = cache;
   }
@@ -98,6 +103,23 @@ public final class TenantSecrets {
       // Another writer stored it first: theirs is the tenant's credentials.
       return of(store.get(scope, name).orElseThrow(() -> e));
     }
+  }
+
+  /** The reason a tenant reports a store failure under: each sealed subtype named, so none goes unmapped silently. */
+  public static Reason reason(SecretStoreException failure) {
+    if (failure instanceof StoreUnavailableException) {
+      return Reason.StoreUnavailable;
+    }
+    if (failure instanceof KeyUnavailableException) {
+      return Reason.KeyUnavailable;
+    }
+    if (failure instanceof CorruptSecretException) {
+      return Reason.CorruptSecret;
+    }
+    if (failure instanceof SecretConflictException) {
+      return Reason.SecretConflict;
+    }
+    throw new IllegalArgumentException("no reason for " + failure.getClass().getName());
   }
 
   /** Deletes every secret the store keeps for a purged tenant. */

@@ -3,6 +3,7 @@ package io.tenantry.controller.status;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import java.util.List;
+import java.util.Optional;
 
 /** Standard condition types and the rule that a condition's transition time changes only with its status. */
 public final class Conditions {
@@ -17,19 +18,19 @@ public final class Conditions {
   }
 
   /** A condition of {@code type}, keeping the previous transition time when its status has not changed. */
-  public static Condition condition(List<Condition> previous, String type, boolean status, String reason,
+  public static Condition condition(List<Condition> previous, String type, boolean status, Reason reason,
       String message, Long generation, String now) {
     String value = status ? "True" : "False";
     String since = find(previous, type)
         .filter(c -> value.equals(c.getStatus()))
         .map(Condition::getLastTransitionTime)
         .orElse(now);
-    return new ConditionBuilder().withType(type).withStatus(value).withReason(reason).withMessage(message)
+    return new ConditionBuilder().withType(type).withStatus(value).withReason(reason.name()).withMessage(message)
         .withObservedGeneration(generation).withLastTransitionTime(since).build();
   }
 
-  public static java.util.Optional<Condition> find(List<Condition> conditions, String type) {
-    return conditions == null ? java.util.Optional.empty()
+  public static Optional<Condition> find(List<Condition> conditions, String type) {
+    return conditions == null ? Optional.empty()
         : conditions.stream().filter(c -> type.equals(c.getType())).findFirst();
   }
 }

@@ -40,10 +40,10 @@ public final class StatusBuilder {
       SecretsStatus secrets, String now) {
     TenantStatus status = switch (workloads) {
       case RUNNING -> running(tenant, namespace, observed, now);
-      case SCALED_TO_ZERO -> stopped(tenant, namespace, observed, TenantPhase.Frozen, "Frozen",
+      case SCALED_TO_ZERO -> stopped(tenant, namespace, observed, TenantPhase.Frozen, Reason.Frozen,
           "workloads scaled to zero", observed.deployments().values().stream().allMatch(Readiness::rolledOut)
               && observed.statefulSets().values().stream().allMatch(Readiness::rolledOut), now);
-      case REMOVED -> stopped(tenant, namespace, observed, TenantPhase.Archived, "Archived",
+      case REMOVED -> stopped(tenant, namespace, observed, TenantPhase.Archived, Reason.Archived,
           "workloads removed; volumes and secrets kept",
           observed.deployments().isEmpty() && observed.statefulSets().isEmpty(), now);
     };
@@ -95,20 +95,20 @@ public final class StatusBuilder {
     List<Condition> old = previous.getConditions();
     List<Condition> conditions = List.of(
         Conditions.condition(old, Conditions.READY, ready,
-            ready ? "Converged" : !namespaceReady ? "NamespaceNotReady" : !waitingDatabases.isEmpty() ? "DatabasesNotReady" : "AppsNotReady",
+            ready ? Reason.Converged : !namespaceReady ? Reason.NamespaceNotReady : !waitingDatabases.isEmpty() ? Reason.DatabasesNotReady : Reason.AppsNotReady,
             ready ? "every database and app is rolled out and available" : waitingMessage(namespaceReady, namespace, waitingDatabases, waitingApps),
             generation, now),
         Conditions.condition(old, Conditions.NAMESPACE_READY, namespaceReady,
-            namespaceReady ? "Exists" : observed.namespace() == null ? "Missing" : "Terminating",
+            namespaceReady ? Reason.Exists : observed.namespace() == null ? Reason.Missing : Reason.Terminating,
             "namespace " + namespace + (namespaceReady ? " exists" : observed.namespace() == null ? " does not exist yet" : " is terminating"),
             generation, now),
         Conditions.condition(old, Conditions.DATABASES_READY, waitingDatabases.isEmpty(),
-            waitingDatabases.isEmpty() ? "RolledOut" : "RollingOut",
+            waitingDatabases.isEmpty() ? Reason.RolledOut : Reason.RollingOut,
             waitingDatabases.isEmpty() ? databases.size() + " of " + databases.size() + " databases ready"
                 : "waiting for databases: " + String.join(", ", waitingDatabases),
             generation, now),
         Conditions.condition(old, Conditions.APPS_READY, waitingApps.isEmpty(),
-            waitingApps.isEmpty() ? "RolledOut" : "RollingOut",
+            waitingApps.isEmpty() ? Reason.RolledOut : Reason.RollingOut,
             waitingApps.isEmpty() ? apps.size() + " of " + apps.size() + " apps available"
                 : "waiting for apps: " + String.join(", ", waitingApps),
             generation, now));
@@ -131,7 +131,7 @@ public final class StatusBuilder {
    * A Frozen or Archived tenant: phase {@code done} once its workloads are scaled down or gone,
    * Progressing until then; never Ready. App versions stay as last rolled out.
    */
-  private static TenantStatus stopped(Tenant tenant, String namespace, Observed observed, TenantPhase done, String reason,
+  private static TenantStatus stopped(Tenant tenant, String namespace, Observed observed, TenantPhase done, Reason reason,
       String message, boolean settled, String now) {
     TenantStatus previous = Optional.ofNullable(tenant.getStatus()).orElseGet(TenantStatus::new);
     Long generation = tenant.getMetadata().getGeneration();
@@ -144,7 +144,7 @@ public final class StatusBuilder {
         Conditions.condition(previous.getConditions(), Conditions.READY, false, reason,
             settled ? message : "scaling down: " + message, generation, now),
         Conditions.condition(previous.getConditions(), Conditions.NAMESPACE_READY, namespaceReady,
-            namespaceReady ? "Exists" : "Missing", "namespace " + namespace + (namespaceReady ? " exists" : " is missing"),
+            namespaceReady ? Reason.Exists : Reason.Missing, "namespace " + namespace + (namespaceReady ? " exists" : " is missing"),
             generation, now))));
     status.setApps(previous.getApps().stream()
         .map(a -> new AppStatus(a.getName(), a.getVersion(), false, 0)).toList());
@@ -159,7 +159,7 @@ public final class StatusBuilder {
     status.setPhase(done ? TenantPhase.Purged : TenantPhase.Purging);
     status.setObservedGeneration(tenant.getMetadata().getGeneration());
     status.setConditions(new ArrayList<>(List.of(Conditions.condition(previous.getConditions(), Conditions.READY, false,
-        done ? "Purged" : "Purging", message, tenant.getMetadata().getGeneration(), now))));
+        done ? Reason.Purged : Reason.Purging, message, tenant.getMetadata().getGeneration(), now))));
     status.setApps(List.of());
     status.setDatabases(List.of());
     status.setVersions(null);
@@ -183,13 +183,13 @@ public final class StatusBuilder {
   }
 
   /** The status of a tenant whose sync failed: Ready=False with the reason, phase Degraded; the rest is kept. */
-  public static TenantStatus failed(Tenant tenant, String reason, String message, String now) {
+  public static TenantStatus failed(Tenant tenant, Reason reason, String message, String now) {
     return failed(Optional.ofNullable(tenant.getStatus()).orElseGet(TenantStatus::new), tenant.getMetadata().getGeneration(),
         reason, message, now);
   }
 
   /** {@code base} with Ready=False for {@code reason} and phase Degraded. */
-  public static TenantStatus failed(TenantStatus base, Long generation, String reason, String message, String now) {
+  public static TenantStatus failed(TenantStatus base, Long generation, Reason reason, String message, String now) {
     TenantStatus status = copyOf(base);
     List<Condition> conditions = new ArrayList<>(base.getConditions().stream()
         .filter(c -> !Conditions.READY.equals(c.getType())).toList());

@@ -83,8 +83,9 @@ public final class AllocationBenchmark {
       config.allocation.tokenFile = work.resolve("token").toString();
       FleetRecords records = new DatastoreFleetRecords(emulator.datastore(), "bench");
       KubernetesClient operatorClient = cluster.newClient();
-      try (Operator operator = new Operator(operatorClient, config, "bench", () -> { },
-          LocalSecretStore.open(work, work.resolve("keyset.json")), records::purgeTenant)) {
+      Operator.Parts parts = Operator.wire(operatorClient, config, "bench", LocalSecretStore.open(work, work.resolve("keyset.json")),
+          records::purgeTenant);
+      try (Operator operator = new Operator(operatorClient, config, "bench", () -> { }, parts)) {
         operator.start();
         try (AllocationService allocation = AllocationService.start(operator, config, operatorClient, records, Clock.systemUTC())) {
           run(admin, operator.httpPort(), spares, clients, drainProvisioning);

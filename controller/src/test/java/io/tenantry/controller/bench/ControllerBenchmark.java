@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.http.Interceptor;
 import io.tenantry.api.v1alpha1.AppSpec;
 import io.tenantry.api.v1alpha1.DatabaseEngine;
 import io.tenantry.api.v1alpha1.DatabaseSpec;
+import io.tenantry.api.v1alpha1.SparePool;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.api.v1alpha1.TenantSpec;
@@ -36,6 +37,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -54,11 +56,30 @@ public final class ControllerBenchmark {
   private static final Pattern REQUEST_TOTAL = Pattern.compile("^apiserver_request_total\\{(.*)} (\\S+)$");
   private static final Pattern RESOURCE = Pattern.compile("resource=\"([^\"]*)\"");
 
+  private final int tenants;
+  private final KubernetesClient admin;
+  private final SecretStore store;
+  private final Operator.Parts parts;
+  private final AtomicLong operatorRequests;
+  private final AtomicLong tenantSecretWrites;
+  private final List<String> names = new ArrayList<>();
+
+  private ControllerBenchmark(int tenants, KubernetesClient admin, SecretStore store, Operator.Parts parts,
+      AtomicLong operatorRequests, AtomicLong tenantSecretWrites) {
+    this.tenants = tenants;
+    this.admin = admin;
+    this.store = store;
+    this.parts = parts;
+    this.operatorRequests = operatorRequests;
+    this.tenantSecretWrites = tenantSecretWrites;
+  }
+
   public static void main(String[] args) throws Exception {
     int tenants = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
     try (TestCluster cluster = TestClusters.start(ClusterKind.SIMULATED, "tenantry-bench", 1 + tenants / 40);
-         KubernetesClient admin = cluster.newClient()) {
+        KubernetesClient admin = cluster.newClient()) {
       Crds.install(admin, Tenant.class.getResource("/META-INF/fabric8/tenants.tenantry.io-v1.yml"));
+      Crds.install(admin, SparePool.class.getResource("/META-INF/fabric8/sparepools.tenantry.io-v1.yml"));
       AtomicLong operatorRequests = new AtomicLong();
       AtomicLong tenantSecretWrites = new AtomicLong();
       Interceptor counter = new Interceptor() {
@@ -81,99 +102,114 @@ public final class ControllerBenchmark {
       config.maxConcurrentRollouts = 200; // Converging from empty is not what is measured.
       Path storeDirectory = Files.createTempDirectory("tenantry-bench-store-");
       SecretStore store = LocalSecretStore.open(storeDirectory, storeDirectory.resolve("keyset.json"));
-      try (Operator operator = new Operator(operatorClient, config, "bench", () -> { }, store, TenantCleanup.NONE)) {
+      Operator.Parts parts = Operator.wire(operatorClient, config, "bench", store, TenantCleanup.NONE);
+      try (Operator operator = new Operator(operatorClient, config, "bench", () -> { }, parts)) {
         operator.start();
         waitUntil(operator::isReady, 60);
-        store.put(Scope.template(), "smtp", Map.of("password", "first".getBytes(StandardCharsets.UTF_8)));
-        operator.refreshTemplates();
-        long heapEmpty = heapAfterGc();
-
-        long started = System.nanoTime();
-        ExecutorService creators = Executors.newFixedThreadPool(8);
-        List<String> names = new ArrayList<>();
-        for (int i = 0; i < tenants; i++) {
-          String name = "bench-" + i;
-          names.add(name);
-          creators.submit(() -> admin.resources(Tenant.class).resource(tenant(name)).create());
-        }
-        creators.shutdown();
-        creators.awaitTermination(10, TimeUnit.MINUTES);
-        waitUntil(() -> names.stream().allMatch(n -> {
-          Tenant t = operator.cache().tenant(n);
-          return t != null && t.getStatus() != null && t.getStatus().getPhase() == TenantPhase.Ready;
-        }), 1800);
-        awaitQuiet(operator, operatorRequests);
-        double convergeSeconds = (System.nanoTime() - started) / 1e9;
-        long heapFull = heapAfterGc();
-
-        // CPU time of converged syncs, called on this thread (the workers are idle): as a resync
-        // finds them (nothing changed since the last sync), and with every object compared again.
-        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        long requestsBeforeSyncs = operatorRequests.get();
-        for (String name : names) {
-          operator.reconciler().sync(name); // warm-up
-        }
-        long[] cpu = syncCpu(operator, names, threads, false);
-        long[] full = syncCpu(operator, names, threads, true);
-        long requestsDuringSyncs = operatorRequests.get() - requestsBeforeSyncs;
-
-        // A full resync through the queue and workers, counted by the API server itself.
-        double serverBefore = serverRequests(admin);
-        long clientBefore = operatorRequests.get();
-        double syncsBefore = operator.registry().get("tenantry.sync").tag("queue", "tenants").tag("result", "success").timer().count();
-        names.forEach(operator.queue()::add);
-        long resyncStarted = System.nanoTime();
-        waitUntil(() -> operator.registry().get("tenantry.sync").tag("queue", "tenants").tag("result", "success").timer().count()
-            >= syncsBefore + tenants && operator.queue().len() == 0 && operator.syncsInProgress() == 0, 600);
-        double resyncSeconds = (System.nanoTime() - resyncStarted) / 1e9;
-        double serverAfter = serverRequests(admin);
-        long clientAfter = operatorRequests.get();
-
-        // One template secret changes: the fan-out to every tenant namespace.
-        String versionBefore = operator.cache().tenant(names.get(0)).getStatus().getSecretsVersion();
-        long secretWritesBefore = tenantSecretWrites.get();
-        long fanOutStarted = System.nanoTime();
-        store.put(Scope.template(), "smtp", Map.of("password", "second".getBytes(StandardCharsets.UTF_8)));
-        operator.refreshTemplates();
-        waitUntil(() -> names.stream().allMatch(n -> !versionBefore.equals(operator.cache().tenant(n).getStatus().getSecretsVersion())), 600);
-        double fanOutSeconds = (System.nanoTime() - fanOutStarted) / 1e9;
-        awaitQuiet(operator, operatorRequests);
-        long fanOutWrites = tenantSecretWrites.get() - secretWritesBefore;
-
-        System.out.println();
-        System.out.printf("tenants                                   %d (1 app + 1 database each, all Ready), simulated cluster %s%n",
-            tenants, admin.getKubernetesVersion().getGitVersion());
-        System.out.printf("time to converge from empty                %.1f s%n", convergeSeconds);
-        System.out.printf("converged sync CPU time, median            %.3f ms%n", cpu[cpu.length / 2] / 1e6);
-        System.out.printf("converged sync CPU time, p99               %.3f ms%n", cpu[(int) (cpu.length * 0.99)] / 1e6);
-        System.out.printf("  same, comparing every object, median     %.3f ms%n", full[full.length / 2] / 1e6);
-        System.out.printf("  same, comparing every object, p99        %.3f ms%n", full[(int) (full.length * 0.99)] / 1e6);
-        System.out.printf("requests sent during %d direct syncs     %d%n", cpu.length + full.length, requestsDuringSyncs);
-        System.out.printf("full resync (%d tenants through the queue) %.2f s%n", tenants, resyncSeconds);
-        System.out.printf("API server requests during the resync      %.0f (apiserver_request_total, operator's resources)%n",
-            serverAfter - serverBefore);
-        System.out.printf("operator client requests during the resync %d%n", clientAfter - clientBefore);
-        System.out.printf("one template secret changed: all tenants on the new version after %.2f s, %d secret writes%n",
-            fanOutSeconds, fanOutWrites);
-        System.out.printf("operator heap per tenant after GC          %.1f KiB (%.1f MiB empty, %.1f MiB at %d tenants)%n",
-            (heapFull - heapEmpty) / 1024.0 / tenants, heapEmpty / 1048576.0, heapFull / 1048576.0, tenants);
+        new ControllerBenchmark(tenants, admin, store, parts, operatorRequests, tenantSecretWrites).run();
       } finally {
         operatorClient.close();
       }
     }
   }
 
+  private void run() throws Exception {
+    store.put(Scope.template(), "smtp", Map.of("password", "first".getBytes(StandardCharsets.UTF_8)));
+    parts.templates().refresh();
+    long heapEmpty = heapAfterGc();
+    double convergeSeconds = provision();
+    long heapFull = heapAfterGc();
+
+    // CPU time of converged syncs, called on this thread (the workers are idle): as a resync
+    // finds them (nothing changed since the last sync), and with every object compared again.
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    long requestsBeforeSyncs = operatorRequests.get();
+    for (String name : names) {
+      parts.reconciler().sync(name); // warm-up
+    }
+    long[] cpu = syncCpu(threads, false);
+    long[] full = syncCpu(threads, true);
+    long requestsDuringSyncs = operatorRequests.get() - requestsBeforeSyncs;
+
+    System.out.println();
+    System.out.printf("tenants                                   %d (1 app + 1 database each, all Ready), simulated cluster %s%n",
+        tenants, admin.getKubernetesVersion().getGitVersion());
+    System.out.printf("time to converge from empty                %.1f s%n", convergeSeconds);
+    System.out.printf("converged sync CPU time, median            %.3f ms%n", cpu[cpu.length / 2] / 1e6);
+    System.out.printf("converged sync CPU time, p99               %.3f ms%n", cpu[(int) (cpu.length * 0.99)] / 1e6);
+    System.out.printf("  same, comparing every object, median     %.3f ms%n", full[full.length / 2] / 1e6);
+    System.out.printf("  same, comparing every object, p99        %.3f ms%n", full[(int) (full.length * 0.99)] / 1e6);
+    System.out.printf("requests sent during %d direct syncs     %d%n", cpu.length + full.length, requestsDuringSyncs);
+    resync();
+    fanOut();
+    System.out.printf("operator heap per tenant after GC          %.1f KiB (%.1f MiB empty, %.1f MiB at %d tenants)%n",
+        (heapFull - heapEmpty) / 1024.0 / tenants, heapEmpty / 1048576.0, heapFull / 1048576.0, tenants);
+  }
+
+  /** Creates the tenants and waits until every one is Ready and the operator is quiet; returns the seconds it took. */
+  private double provision() throws InterruptedException {
+    long started = System.nanoTime();
+    ExecutorService creators = Executors.newFixedThreadPool(8);
+    for (int i = 0; i < tenants; i++) {
+      String name = "bench-" + i;
+      names.add(name);
+      creators.submit(() -> admin.resources(Tenant.class).resource(tenant(name)).create());
+    }
+    creators.shutdown();
+    creators.awaitTermination(10, TimeUnit.MINUTES);
+    waitUntil(() -> names.stream().allMatch(n -> {
+      Tenant t = parts.cache().tenant(n);
+      return t != null && t.getStatus() != null && t.getStatus().getPhase() == TenantPhase.Ready;
+    }), 1800);
+    awaitQuiet();
+    return (System.nanoTime() - started) / 1e9;
+  }
+
+  /** A full resync through the queue and workers, counted by the API server itself. */
+  private void resync() throws InterruptedException {
+    double serverBefore = serverRequests(admin);
+    long clientBefore = operatorRequests.get();
+    double syncsBefore = successfulSyncs();
+    names.forEach(parts.queue()::add);
+    long resyncStarted = System.nanoTime();
+    waitUntil(() -> successfulSyncs() >= syncsBefore + tenants && parts.queue().len() == 0
+        && parts.workers().inProgress() == 0, 600);
+    double resyncSeconds = (System.nanoTime() - resyncStarted) / 1e9;
+    System.out.printf("full resync (%d tenants through the queue) %.2f s%n", tenants, resyncSeconds);
+    System.out.printf("API server requests during the resync      %.0f (apiserver_request_total, operator's resources)%n",
+        serverRequests(admin) - serverBefore);
+    System.out.printf("operator client requests during the resync %d%n", operatorRequests.get() - clientBefore);
+  }
+
+  /** One template secret changes: the fan-out to every tenant namespace. */
+  private void fanOut() throws InterruptedException {
+    String versionBefore = parts.cache().tenant(names.get(0)).getStatus().getSecretsVersion();
+    long secretWritesBefore = tenantSecretWrites.get();
+    long fanOutStarted = System.nanoTime();
+    store.put(Scope.template(), "smtp", Map.of("password", "second".getBytes(StandardCharsets.UTF_8)));
+    parts.templates().refresh();
+    waitUntil(() -> names.stream().allMatch(n -> !versionBefore.equals(parts.cache().tenant(n).getStatus().getSecretsVersion())), 600);
+    double fanOutSeconds = (System.nanoTime() - fanOutStarted) / 1e9;
+    awaitQuiet();
+    System.out.printf("one template secret changed: all tenants on the new version after %.2f s, %d secret writes%n",
+        fanOutSeconds, tenantSecretWrites.get() - secretWritesBefore);
+  }
+
+  private double successfulSyncs() {
+    return parts.registry().get("tenantry.sync").tag("queue", "tenants").tag("result", "success").timer().count();
+  }
+
   /** Five rounds of syncs of every tenant, CPU time of each; {@code compareAll} forgets that they were converged first. */
-  private static long[] syncCpu(Operator operator, List<String> names, ThreadMXBean threads, boolean compareAll) {
+  private long[] syncCpu(ThreadMXBean threads, boolean compareAll) {
     long[] cpu = new long[names.size() * 5];
     int k = 0;
     for (int round = 0; round < 5; round++) {
       if (compareAll) {
-        operator.reconciler().forgetConverged();
+        parts.converged().clear();
       }
       for (String name : names) {
         long before = threads.getCurrentThreadCpuTime();
-        operator.reconciler().sync(name);
+        parts.reconciler().sync(name);
         cpu[k++] = threads.getCurrentThreadCpuTime() - before;
       }
     }
@@ -195,11 +231,11 @@ public final class ControllerBenchmark {
   }
 
   /** Waits until the operator has sent no request for 3 s and has nothing queued. */
-  private static void awaitQuiet(Operator operator, AtomicLong requests) throws InterruptedException {
+  private void awaitQuiet() throws InterruptedException {
     long last = -1;
     while (true) {
-      long now = requests.get();
-      if (now == last && operator.queue().len() == 0 && operator.syncsInProgress() == 0) {
+      long now = operatorRequests.get();
+      if (now == last && parts.queue().len() == 0 && parts.workers().inProgress() == 0) {
         return;
       }
       last = now;
@@ -229,7 +265,7 @@ public final class ControllerBenchmark {
     return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
   }
 
-  private static void waitUntil(java.util.function.BooleanSupplier condition, int seconds) throws InterruptedException {
+  private static void waitUntil(BooleanSupplier condition, int seconds) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > deadline) {

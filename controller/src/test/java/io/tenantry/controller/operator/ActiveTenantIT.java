@@ -10,15 +10,12 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Secret;
-import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBinding;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBindingBuilder;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
-import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
-import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -267,9 +264,9 @@ class ActiveTenantIT {
       assertThat(degraded.getStatus().getConditions().get(0).getReason()).isEqualTo("SyncFailed");
       assertThat(degraded.getStatus().getConditions().get(0).getMessage()).contains("deployments are blocked here by a test policy");
 
-      double failuresBefore = harness.operator.registry().get("tenantry.sync").tag("queue", "tenants").tag("result", "failure").timer().count();
+      double failuresBefore = harness.parts.registry().get("tenantry.sync").tag("queue", "tenants").tag("result", "failure").timer().count();
       Thread.sleep(10_000);
-      double failures = harness.operator.registry().get("tenantry.sync").tag("queue", "tenants").tag("result", "failure").timer().count() - failuresBefore;
+      double failures = harness.parts.registry().get("tenantry.sync").tag("queue", "tenants").tag("result", "failure").timer().count() - failuresBefore;
       System.out.printf("failed syncs of a refused tenant in 10 s: %.0f%n", failures);
       assertThat(failures).as("per-tenant exponential backoff, not a hot loop").isBetween(1.0, 12.0);
     } finally {

@@ -7,12 +7,9 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.tenantry.api.Spares;
 import io.tenantry.api.WellKnown;
-import io.tenantry.api.v1alpha1.AppSpec;
 import io.tenantry.api.v1alpha1.SparePool;
-import io.tenantry.api.v1alpha1.SparePoolSpec;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantState;
-import io.tenantry.api.v1alpha1.TenantTemplate;
 import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.controller.operator.AllocationCalls.Answer;
 import io.tenantry.spares.DatastoreEmulator;
@@ -93,33 +90,12 @@ class AllocationKillIT {
       AllocationCalls api = new AllocationCalls(port, TOKEN);
 
       // 16 clients signing up in a loop; the operator is killed after the 8th allocation.
-      Map<String, Answer> answered = new ConcurrentHashMap<>();
       List<String> ids = new ArrayList<>();
       for (int i = 0; i < 40; i++) {
         ids.add("kill-" + pool + "-" + i);
       }
-      AtomicInteger allocations = new AtomicInteger();
-      AtomicBoolean killed = new AtomicBoolean();
-      ExecutorService clients = Executors.newFixedThreadPool(16);
       Process first = operator;
-      for (String id : ids) {
-        clients.submit(() -> {
-          try {
-            Answer answer = api.allocate(id, "Org " + id, id + "@example.com", pool);
-            if (answer.status() == 200) {
-              answered.put(id, answer);
-              if (allocations.incrementAndGet() == 8 && killed.compareAndSet(false, true)) {
-                first.destroyForcibly(); // SIGKILL: no graceful anything.
-              }
-            }
-          } catch (RuntimeException e) {
-            // The connection died with the process: this request is retried below.
-          }
-        });
-      }
-      clients.shutdown();
-      assertThat(clients.awaitTermination(2, TimeUnit.MINUTES)).isTrue();
-      assertThat(killed).as("the operator was killed mid-allocation").isTrue();
+      Map<String, Answer> answered = signUpKillingAfter(8, first, api, ids, pool);
       first.waitFor(30, TimeUnit.SECONDS);
 
       operator = start(port, "second");
@@ -159,6 +135,34 @@ class AllocationKillIT {
     } finally {
       operator.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
     }
+  }
+
+  /** Signs up every id from 16 clients and SIGKILLs {@code operator} after the {@code n}th allocation; returns the answers given. */
+  private static Map<String, Answer> signUpKillingAfter(int n, Process operator, AllocationCalls api, List<String> ids, String pool)
+      throws InterruptedException {
+    Map<String, Answer> answered = new ConcurrentHashMap<>();
+    AtomicInteger allocations = new AtomicInteger();
+    AtomicBoolean killed = new AtomicBoolean();
+    ExecutorService clients = Executors.newFixedThreadPool(16);
+    for (String id : ids) {
+      clients.submit(() -> {
+        try {
+          Answer answer = api.allocate(id, "Org " + id, id + "@example.com", pool);
+          if (answer.status() == 200) {
+            answered.put(id, answer);
+            if (allocations.incrementAndGet() == n && killed.compareAndSet(false, true)) {
+              operator.destroyForcibly(); // SIGKILL: no graceful anything.
+            }
+          }
+        } catch (RuntimeException e) {
+          // The connection died with the process: this request is retried below.
+        }
+      });
+    }
+    clients.shutdown();
+    assertThat(clients.awaitTermination(2, TimeUnit.MINUTES)).isTrue();
+    assertThat(killed).as("the operator was killed mid-allocation").isTrue();
+    return answered;
   }
 
   private static Process start(int port, String identity) throws IOException {

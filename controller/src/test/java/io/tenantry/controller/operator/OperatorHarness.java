@@ -51,6 +51,8 @@ public final class OperatorHarness implements AutoCloseable {
   private final io.fabric8.kubernetes.client.Config adminConfig;
   /** The running operator; replaced by {@link #restart()}. */
   public Operator operator;
+  /** The running operator's collaborators (its queue, caches, metrics); replaced by {@link #restart()}. */
+  public Operator.Parts parts;
   /** The allocation API, once {@link #serveAllocations} started it. */
   public AllocationService allocation;
 
@@ -87,9 +89,11 @@ public final class OperatorHarness implements AutoCloseable {
   }
 
   private Operator start() throws Exception {
-    Operator started = new Operator(operatorClient, config, "test-" + ProcessHandle.current().pid(), () -> {
+    String identity = "test-" + ProcessHandle.current().pid();
+    parts = Operator.wire(operatorClient, config, identity, store, fleetCleanup);
+    Operator started = new Operator(operatorClient, config, identity, () -> {
       throw new IllegalStateException("an operator without leader election cannot lose leadership");
-    }, store, fleetCleanup);
+    }, parts);
     started.start();
     await().atMost(Duration.ofMinutes(1)).until(started::isReady);
     return started;
@@ -189,7 +193,7 @@ public final class OperatorHarness implements AutoCloseable {
   /** Waits until the queue is empty and every sync that was started has finished. */
   public void awaitIdle() {
     await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(100))
-        .until(() -> operator.queue().len() == 0 && operator.syncsInProgress() == 0);
+        .until(() -> parts.queue().len() == 0 && parts.workers().inProgress() == 0);
   }
 
   /**

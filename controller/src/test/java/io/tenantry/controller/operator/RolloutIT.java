@@ -106,10 +106,10 @@ class RolloutIT {
       // While the wave rolls, a converged tenant's resync sends nothing.
       long before = requestsAbout(bystander);
       for (int i = 0; i < 5; i++) {
-        harness.operator.queue().add(bystander);
+        harness.parts.queue().add(bystander);
         Thread.sleep(300);
       }
-      assertThat(harness.operator.queue().len()).isLessThan(31);
+      assertThat(harness.parts.queue().len()).isLessThan(31);
       long bystanderRequests = requestsAbout(bystander) - before;
 
       await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofSeconds(1)).until(() -> wave.stream().allMatch(n -> {
@@ -144,8 +144,8 @@ class RolloutIT {
     Tenant done = client.resources(Tenant.class).withName(healthy).get();
     assertThat(done.getStatus().getPhase()).isEqualTo(TenantPhase.Ready);
     assertThat(done.getStatus().getVersions()).isEqualTo("web=2.0.0");
-    assertThat(harness.operator.registry().get("tenantry.rollout.timeouts").counter().count()).isGreaterThanOrEqualTo(1);
-    assertThat(harness.operator.registry().get("tenantry.rollouts.in.flight").gauge().value()).isZero();
+    assertThat(harness.parts.registry().get("tenantry.rollout.timeouts").counter().count()).isGreaterThanOrEqualTo(1);
+    assertThat(harness.parts.registry().get("tenantry.rollouts.in.flight").gauge().value()).isZero();
   }
 
   private static long requestsAbout(String tenant) {

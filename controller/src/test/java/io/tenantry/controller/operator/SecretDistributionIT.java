@@ -55,7 +55,7 @@ class SecretDistributionIT {
     harness = new OperatorHarness(cluster, OperatorConfig.defaults());
     harness.store.put(Scope.template(), "smtp", Map.of("password", SMTP_PASSWORD.getBytes(StandardCharsets.UTF_8)));
     harness.store.put(Scope.template(), "api-key", Map.of("key", "api-key-value-4b1c".getBytes(StandardCharsets.UTF_8)));
-    harness.operator.refreshTemplates();
+    harness.parts.templates().refresh();
     for (int i = 0; i < TENANTS; i++) {
       String name = uniqueName("secrets");
       names.add(name);
@@ -85,7 +85,7 @@ class SecretDistributionIT {
     long writesBefore = tenantSecretWrites();
 
     harness.store.put(Scope.template(), "smtp", Map.of("password", "rotated-smtp-password-9e2d".getBytes(StandardCharsets.UTF_8)));
-    harness.operator.refreshTemplates();
+    harness.parts.templates().refresh();
     await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofSeconds(1)).until(() -> names.stream().allMatch(n -> {
       Tenant t = client.resources(Tenant.class).withName(n).get();
       return !before.equals(t.getStatus().getSecretsVersion());

@@ -56,7 +56,7 @@ class SecretStoreOutageIT {
     GcsSecretStore store = new GcsSecretStore(gcs.storage(), BUCKET, kms.client(), KEY);
     store.put(Scope.template(), "smtp", Map.of("password", "smtp-secret".getBytes(StandardCharsets.UTF_8)));
     harness = new OperatorHarness(cluster, config, store);
-    harness.operator.refreshTemplates();
+    harness.parts.templates().refresh();
   }
 
   @AfterAll
@@ -110,7 +110,7 @@ class SecretStoreOutageIT {
     int port = gcs.port();
 
     gcs.close();
-    harness.operator.refreshTemplates();
+    harness.parts.templates().refresh();
     await().atMost(Duration.ofMinutes(1)).untilAsserted(() -> assertThat(secretsSynced(name)).satisfies(c -> {
       assertThat(c.getStatus()).isEqualTo("False");
       assertThat(c.getReason()).isEqualTo("TemplateSyncFailed");
@@ -121,7 +121,7 @@ class SecretStoreOutageIT {
     assertThat(client.secrets().inNamespace("tenantry-templates-outage").withName("smtp").get()).isNotNull();
 
     gcs = FakeGcsServer.start(port, gcsRoot);
-    harness.operator.refreshTemplates();
+    harness.parts.templates().refresh();
     await().atMost(Duration.ofMinutes(1)).untilAsserted(() -> assertThat(secretsSynced(name).getStatus()).isEqualTo("True"));
     assertThat(client.secrets().inNamespace("tenant-" + name).withName("smtp").get()).isNotNull();
   }

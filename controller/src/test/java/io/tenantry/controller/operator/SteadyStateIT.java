@@ -61,12 +61,12 @@ class SteadyStateIT {
     // Let the last status writes' own watch events be processed before counting.
     await().pollDelay(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> true);
     harness.awaitIdle();
-    double syncsBefore = harness.operator.registry().get("tenantry.sync").tag("queue", "tenants").tag("result", "success").timer().count();
+    double syncsBefore = harness.parts.registry().get("tenantry.sync").tag("queue", "tenants").tag("result", "success").timer().count();
     long before = harness.requests.count();
 
-    names.forEach(harness.operator.queue()::add);
+    names.forEach(harness.parts.queue()::add);
     await().atMost(Duration.ofMinutes(1)).until(() ->
-        harness.operator.registry().get("tenantry.sync").tag("queue", "tenants").tag("result", "success").timer().count() >= syncsBefore + TENANTS);
+        harness.parts.registry().get("tenantry.sync").tag("queue", "tenants").tag("result", "success").timer().count() >= syncsBefore + TENANTS);
     harness.awaitIdle();
 
     assertThat(harness.requests.count() - before)

@@ -45,7 +45,7 @@ class StatusBuilderTest {
   private static TenantStatus build(Tenant tenant, Deployment deployment, String now) {
     return StatusBuilder.provisioned(tenant, "tenant-acme",
         new StatusBuilder.Observed(NS, Map.of("web", deployment), Map.of()), Workloads.RUNNING,
-        new SecretsStatus(true, "Synced", "0 template secrets and 0 database credentials in place", "abc123"), now);
+        new SecretsStatus(true, Reason.Synced, "0 template secrets and 0 database credentials in place", "abc123"), now);
   }
 
   @Test
@@ -96,7 +96,7 @@ class StatusBuilderTest {
     tenant.setStatus(build(tenant, deployment("1.0", 1, 1, 2, 2), "2026-01-01T00:00:00Z"));
     TenantStatus failed = StatusBuilder.provisioned(tenant, "tenant-acme",
         new StatusBuilder.Observed(NS, Map.of("web", deployment("1.0", 1, 1, 2, 2)), Map.of()), Workloads.RUNNING,
-        SecretsStatus.failed("StoreUnavailable", "secret store bucket b unreachable"), "2026-01-01T01:00:00Z");
+        SecretsStatus.failed(Reason.StoreUnavailable, "secret store bucket b unreachable"), "2026-01-01T01:00:00Z");
     assertThat(failed.getPhase()).isEqualTo(TenantPhase.Ready);
     assertThat(failed.getSecretsVersion()).isEqualTo("abc123");
     assertThat(failed.getConditions().get(2)).satisfies(c -> {

@@ -34,6 +34,22 @@ public final class WavePlanner {
   }
 
   public static Plan plan(RolloutRequest request, List<ClusterInventory> inventory) {
+    Map<String, Tenant> byName = tenantsByName(inventory);
+    String where = inventory.stream().map(ClusterInventory::cluster).collect(Collectors.joining(", "));
+    if (request.selection().kind() == Selection.Kind.NAMES) {
+      checkNamedTenants(request, byName, where);
+    }
+    Waves waves = new Waves(request);
+    for (ClusterInventory cluster : inventory) {
+      waves.addCluster(cluster);
+    }
+    waves.checkSomethingToRollOut(where);
+    return new Plan(inventory.stream().map(ClusterInventory::cluster).toList(), waves.waves, waves.pools,
+        waves.skipped);
+  }
+
+  /** Every tenant of the fleet by name; a name in two clusters is refused, rolling it would be ambiguous. */
+  private static Map<String, Tenant> tenantsByName(List<ClusterInventory> inventory) {
     Map<String, Tenant> byName = new LinkedHashMap<>();
     Map<String, String> clusterOf = new LinkedHashMap<>();
     for (ClusterInventory cluster : inventory) {
@@ -47,33 +63,63 @@ public final class WavePlanner {
         byName.put(name, tenant);
       }
     }
-    String where = inventory.stream().map(ClusterInventory::cluster).collect(Collectors.joining(", "));
-    if (request.selection().kind() == Selection.Kind.NAMES) {
-      for (String name : request.selection().names()) {
-        Tenant tenant = byName.get(name);
-        if (tenant == null) {
-          throw new RolloutInputException("--tenants", "no tenant named " + name + " in clusters " + where);
-        }
-        if (isSpare(tenant)) {
-          throw new RolloutInputException("--tenants", name + " is an unallocated spare of pool "
-              + tenant.getMetadata().getLabels().get(WellKnown.SPARE_POOL) + "; spares follow their pool's template");
-        }
-        if (!isRunning(tenant)) {
-          throw new RolloutInputException("--tenants", name + " is " + tenant.getSpec().getState()
-              + "; only New and Active tenants are rolled out");
-        }
-        if (app(tenant.getSpec(), request.app()).isEmpty()) {
-          throw new RolloutInputException("--app", "tenant " + name + " has no app named " + request.app());
+    return byName;
+  }
+
+  /** Tenants named with {@code --tenants} must exist, not be spares, be running and run the app. */
+  private static void checkNamedTenants(RolloutRequest request, Map<String, Tenant> byName, String where) {
+    for (String name : request.selection().names()) {
+      Tenant tenant = byName.get(name);
+      if (tenant == null) {
+        throw new RolloutInputException("--tenants", "no tenant named " + name + " in clusters " + where);
+      }
+      if (isSpare(tenant)) {
+        throw new RolloutInputException("--tenants", name + " is an unallocated spare of pool "
+            + tenant.getMetadata().getLabels().get(WellKnown.SPARE_POOL) + "; spares follow their pool's template");
+      }
+      if (!isRunning(tenant)) {
+        throw new RolloutInputException("--tenants", name + " is " + tenant.getSpec().getState()
+            + "; only New and Active tenants are rolled out");
+      }
+      if (app(tenant.getSpec(), request.app()).isEmpty()) {
+        throw new RolloutInputException("--app", "tenant " + name + " has no app named " + request.app());
+      }
+    }
+  }
+
+  /** The plan as it is built, cluster after cluster. */
+  private static final class Waves {
+    private final RolloutRequest request;
+    private final List<Wave> waves = new ArrayList<>();
+    private final List<PoolProgress> pools = new ArrayList<>();
+    private final List<String> skipped = new ArrayList<>();
+    private int candidates;
+    private boolean appSeen;
+
+    Waves(RolloutRequest request) {
+      this.request = request;
+    }
+
+    /** The cluster's selected tenants in waves of {@code waveSize}, then its pools that follow. */
+    void addCluster(ClusterInventory cluster) {
+      List<String> selected = select(cluster);
+      for (int from = 0; from < selected.size(); from += request.waveSize()) {
+        List<TenantProgress> tenants = selected.subList(from, Math.min(selected.size(), from + request.waveSize()))
+            .stream().map(TenantProgress::pending).toList();
+        waves.add(new Wave(waves.size() + 1, cluster.cluster(), tenants));
+      }
+      for (SparePool pool : cluster.pools().stream()
+          .sorted(Comparator.comparing((SparePool p) -> p.getMetadata().getName())).toList()) {
+        Optional<AppSpec> app = app(pool.getSpec().getTemplate(), request.app());
+        appSeen |= app.isPresent();
+        if (request.selection().kind() == Selection.Kind.ALL && app.isPresent()) {
+          pools.add(new PoolProgress(cluster.cluster(), pool.getMetadata().getName(), false));
         }
       }
     }
 
-    List<Wave> waves = new ArrayList<>();
-    List<PoolProgress> pools = new ArrayList<>();
-    List<String> skipped = new ArrayList<>();
-    int candidates = 0;
-    boolean appSeen = false;
-    for (ClusterInventory cluster : inventory) {
+    /** The names of the cluster's tenants to roll, sorted; the others left out are noted in skipped. */
+    private List<String> select(ClusterInventory cluster) {
       List<String> selected = new ArrayList<>();
       for (Tenant tenant : cluster.tenants().stream()
           .sorted(Comparator.comparing((Tenant t) -> t.getMetadata().getName())).toList()) {
@@ -95,34 +141,25 @@ public final class WavePlanner {
           selected.add(name);
         }
       }
-      for (int from = 0; from < selected.size(); from += request.waveSize()) {
-        List<TenantProgress> tenants = selected.subList(from, Math.min(selected.size(), from + request.waveSize()))
-            .stream().map(TenantProgress::pending).toList();
-        waves.add(new Wave(waves.size() + 1, cluster.cluster(), tenants));
+      return selected;
+    }
+
+    /** Refuses a plan that matched nothing, where nothing runs the app, or where everything was left out. */
+    void checkSomethingToRollOut(String where) {
+      String flag = request.selection().kind() == Selection.Kind.SELECTOR ? "--selector" : "--all";
+      if (candidates == 0 && pools.isEmpty()) {
+        throw new RolloutInputException(flag, (flag.equals("--selector") ? request.selection().selector() + " matches"
+            : "there is") + " no tenant in clusters " + where);
       }
-      for (SparePool pool : cluster.pools().stream()
-          .sorted(Comparator.comparing((SparePool p) -> p.getMetadata().getName())).toList()) {
-        Optional<AppSpec> app = app(pool.getSpec().getTemplate(), request.app());
-        appSeen |= app.isPresent();
-        if (request.selection().kind() == Selection.Kind.ALL && app.isPresent()) {
-          pools.add(new PoolProgress(cluster.cluster(), pool.getMetadata().getName(), false));
-        }
+      if (!appSeen) {
+        throw new RolloutInputException("--app", "no selected tenant or spare pool in clusters " + where
+            + " runs an app named " + request.app());
+      }
+      if (waves.isEmpty() && pools.isEmpty()) {
+        throw new RolloutInputException(flag, "nothing to roll out: every selected tenant was left out ("
+            + String.join("; ", skipped) + ")");
       }
     }
-    String flag = request.selection().kind() == Selection.Kind.SELECTOR ? "--selector" : "--all";
-    if (candidates == 0 && pools.isEmpty()) {
-      throw new RolloutInputException(flag, (flag.equals("--selector") ? request.selection().selector() + " matches"
-          : "there is") + " no tenant in clusters " + where);
-    }
-    if (!appSeen) {
-      throw new RolloutInputException("--app", "no selected tenant or spare pool in clusters " + where
-          + " runs an app named " + request.app());
-    }
-    if (waves.isEmpty() && pools.isEmpty()) {
-      throw new RolloutInputException(flag, "nothing to roll out: every selected tenant was left out ("
-          + String.join("; ", skipped) + ")");
-    }
-    return new Plan(inventory.stream().map(ClusterInventory::cluster).toList(), waves, pools, skipped);
   }
 
   /** The app of that name in a tenant's or pool's template. */

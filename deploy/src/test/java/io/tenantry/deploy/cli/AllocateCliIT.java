@@ -4,14 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.tenantry.api.Spares;
 import io.tenantry.api.WellKnown;
-import io.tenantry.api.v1alpha1.AppSpec;
 import io.tenantry.api.v1alpha1.SparePool;
-import io.tenantry.api.v1alpha1.SparePoolSpec;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantState;
-import io.tenantry.api.v1alpha1.TenantTemplate;
 import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.controller.operator.OperatorHarness;
 import io.tenantry.spares.DatastoreEmulator;

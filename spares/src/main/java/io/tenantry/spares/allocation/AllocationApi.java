@@ -18,6 +18,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.util.Locale;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,16 +44,18 @@ public final class AllocationApi implements HttpHandler {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int OUTAGE_RETRY_SECONDS = 5;
 
-  private final Allocator allocator;
+  private final Allocations allocator;
   private final byte[] token;
   private final int maxBodyBytes;
   private final String defaultPool;
 
   /**
+   * @param allocator what serves a request once it is accepted: in the operator, the {@link Allocator}
    * @param token the bearer token callers must present
+   * @param maxBodyBytes the largest body read; a larger one is refused with 413
    * @param defaultPool the pool of requests that name none
    */
-  public AllocationApi(Allocator allocator, String token, int maxBodyBytes, String defaultPool) {
+  public AllocationApi(Allocations allocator, String token, int maxBodyBytes, String defaultPool) {
     if (token == null || token.isBlank()) {
       throw new IllegalArgumentException("allocation token must not be empty");
     }
@@ -78,7 +81,7 @@ public final class AllocationApi implements HttpHandler {
         return;
       }
       String type = exchange.getRequestHeaders().getFirst("Content-Type");
-      if (type != null && !type.toLowerCase().startsWith("application/json")) {
+      if (type != null && !type.toLowerCase(Locale.ROOT).startsWith("application/json")) {
         error(exchange, 415, "Content-Type", "must be application/json, not " + type);
         return;
       }

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tenantry.spares.fleet.FleetInputException;
 import io.tenantry.spares.fleet.FleetNames;
 import java.util.Iterator;
+import java.util.Locale;
 import java.util.Set;
 
 /**
@@ -63,7 +64,7 @@ public record AllocationRequest(String requestId, String organization, String em
       throw new FleetInputException(field, "is required");
     }
     if (!value.isTextual()) {
-      throw new FleetInputException(field, "must be a string, not " + value.getNodeType().toString().toLowerCase());
+      throw new FleetInputException(field, "must be a string, not " + value.getNodeType().toString().toLowerCase(Locale.ROOT));
     }
     return value.textValue();
   }

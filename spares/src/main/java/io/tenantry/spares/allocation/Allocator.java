@@ -48,7 +48,7 @@ import org.slf4j.LoggerFactory;
  * A signup therefore costs one Kubernetes write on its path; Datastore transactions (tens of
  * milliseconds each) happen behind it.
  */
-public final class Allocator implements AutoCloseable {
+public final class Allocator implements Allocations, AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(Allocator.class);
   /** Spares tried for one request before it is answered with a 503 (they were all taken under it). */
@@ -57,7 +57,7 @@ public final class Allocator implements AutoCloseable {
   private static final Duration RECENT = Duration.ofMinutes(1);
 
   private final FleetRecords records;
-  private final ClusterDirectory directory;
+  private final SpareSources directory;
   private final Clock clock;
   private final Duration retryAfter;
   private final MeterRegistry registry;
@@ -79,9 +79,10 @@ public final class Allocator implements AutoCloseable {
   private final Map<String, String> justBound = new HashMap<>();
 
   /**
+   * @param directory the clusters to take spares from: in the operator, the {@link ClusterDirectory}
    * @param retryAfter what a 503 tells the caller to wait: about the time to build a spare
    */
-  public Allocator(FleetRecords records, ClusterDirectory directory, Clock clock, Duration retryAfter, MeterRegistry registry) {
+  public Allocator(FleetRecords records, SpareSources directory, Clock clock, Duration retryAfter, MeterRegistry registry) {
     this.records = records;
     this.directory = directory;
     this.clock = clock;
@@ -89,12 +90,13 @@ public final class Allocator implements AutoCloseable {
     this.registry = registry;
   }
 
-  private record Candidate(SpareCluster cluster, String tenant, String namespace, String resourceVersion) {
+  private record Candidate(SpareSource cluster, String tenant, String namespace, String resourceVersion) {
     String key() {
       return cluster.name() + "/" + tenant;
     }
   }
 
+  @Override
   public AllocationOutcome allocate(AllocationRequest request) {
     Timer.Sample sample = Timer.start(registry);
     AllocationOutcome outcome = null;
@@ -170,7 +172,7 @@ public final class Allocator implements AutoCloseable {
     if (remembered != null) {
       return Optional.of(remembered);
     }
-    for (SpareCluster cluster : directory.clusters()) {
+    for (SpareSource cluster : directory.clusters()) {
       Optional<Allocation> bound = cluster.allocationFor(requestId);
       if (bound.isPresent()) {
         return bound;
@@ -209,7 +211,7 @@ public final class Allocator implements AutoCloseable {
    */
   public int recordUnrecorded() {
     int recorded = 0;
-    for (SpareCluster cluster : directory.clusters()) {
+    for (SpareSource cluster : directory.clusters()) {
       if (!cluster.isSynced()) {
         continue;
       }
@@ -227,7 +229,7 @@ public final class Allocator implements AutoCloseable {
       return new NoSpare(pool, retryAfter, "no fleet cluster is reachable yet; retry");
     }
     boolean known = false;
-    for (SpareCluster cluster : directory.clusters()) {
+    for (SpareSource cluster : directory.clusters()) {
       known |= cluster.signalShortage(pool, now());
     }
     if (!known) {
@@ -246,7 +248,7 @@ public final class Allocator implements AutoCloseable {
     synchronized (picker) {
       Candidate best = null;
       int bestCount = 0;
-      for (SpareCluster cluster : directory.clusters()) {
+      for (SpareSource cluster : directory.clusters()) {
         List<Tenant> available = cluster.readySpares(pool).stream()
             .filter(t -> !tried.contains(cluster.name() + "/" + t.getMetadata().getName()) && !taken(cluster, t))
             .toList();
@@ -265,7 +267,7 @@ public final class Allocator implements AutoCloseable {
   }
 
   /** Whether this process is binding the spare, or bound it and the cache has not caught up. */
-  private boolean taken(SpareCluster cluster, Tenant spare) {
+  private boolean taken(SpareSource cluster, Tenant spare) {
     String key = cluster.name() + "/" + spare.getMetadata().getName();
     if (inFlight.contains(key)) {
       return true;

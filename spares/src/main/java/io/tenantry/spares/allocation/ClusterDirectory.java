@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * when missing). Clusters registered later are picked up by {@link #refresh()}; clusters removed
  * from the records are dropped.
  */
-public final class ClusterDirectory implements AutoCloseable {
+public final class ClusterDirectory implements SpareSources, AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(ClusterDirectory.class);
 
@@ -87,15 +87,18 @@ public final class ClusterDirectory implements AutoCloseable {
   }
 
   /** Whether every registered cluster is reachable from here (as of the last refresh). */
+  @Override
   public boolean reachesAll() {
     return unreachable.isEmpty();
   }
 
   /** The reachable clusters, sorted by name. */
+  @Override
   public Collection<SpareCluster> clusters() {
     return clusters.values();
   }
 
+  @Override
   public Optional<SpareCluster> cluster(String name) {
     return Optional.ofNullable(clusters.get(name));
   }

@@ -19,12 +19,13 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * One fleet cluster as the allocation API sees it: an informer over the tenants built as spares
- * (labelled with a pool; they keep the label once allocated), indexed by the request id they were
- * allocated to, and the writes that bind a spare to a customer and mark its allocation recorded.
- * The bound Tenant is where a request id's answer lives: it survives any restart of the operator.
+ * One fleet cluster as the allocation API sees it ({@link SpareSource}): an informer over the
+ * tenants built as spares (labelled with a pool; they keep the label once allocated), indexed by
+ * the request id they were allocated to, and the writes that bind a spare to a customer and mark
+ * its allocation recorded. The bound Tenant is where a request id's answer lives: it survives any
+ * restart of the operator.
  */
-public final class SpareCluster implements AutoCloseable {
+public final class SpareCluster implements SpareSource, AutoCloseable {
 
   private static final String BY_REQUEST = "allocation-request";
 
@@ -50,15 +51,18 @@ public final class SpareCluster implements AutoCloseable {
     spares.run();
   }
 
+  @Override
   public String name() {
     return name;
   }
 
+  @Override
   public boolean isSynced() {
     return spares.hasSynced();
   }
 
   /** The pool's Ready spares, the longest-standing first (as cached). */
+  @Override
   public List<Tenant> readySpares(String pool) {
     return spares.getStore().list().stream()
         .filter(t -> pool.equals(Spares.pool(t)) && Spares.isReady(t) && t.getStatus().getNamespace() != null)
@@ -68,17 +72,20 @@ public final class SpareCluster implements AutoCloseable {
   }
 
   /** The cached resourceVersion of a spare, or null when the cache does not hold it. */
+  @Override
   public String cachedResourceVersion(String tenant) {
     Tenant cached = spares.getStore().getByKey(tenant);
     return cached == null ? null : cached.getMetadata().getResourceVersion();
   }
 
   /** The allocation the cached tenants hold for the request id, if one of them was bound to it. */
+  @Override
   public Optional<Allocation> allocationFor(String requestId) {
     return spares.getIndexer().byIndex(BY_REQUEST, requestId).stream().findFirst().map(this::allocationOf);
   }
 
   /** Allocations bound in this cluster but not yet marked as recorded in the fleet records. */
+  @Override
   public List<Allocation> unrecorded() {
     return spares.getStore().list().stream()
         .filter(t -> annotation(t, WellKnown.ALLOCATION_REQUEST) != null && annotation(t, WellKnown.ALLOCATION_RECORDED) == null)
@@ -92,6 +99,7 @@ public final class SpareCluster implements AutoCloseable {
    * when the spare changed since it was cached (409), is gone (404) or is no spare any more: the
    * caller moves on to another spare.
    */
+  @Override
   public boolean bind(String tenant, Allocation allocation) {
     Tenant cached = spares.getStore().getByKey(tenant);
     if (cached == null || !Spares.isUnallocated(cached)) {
@@ -123,6 +131,7 @@ public final class SpareCluster implements AutoCloseable {
   }
 
   /** Marks the tenant's allocation as recorded in the fleet records (a merge patch of one annotation). */
+  @Override
   public void markRecorded(String tenant) {
     try {
       client.resources(Tenant.class).withName(tenant).patch(PatchContext.of(PatchType.JSON_MERGE),
@@ -138,6 +147,7 @@ public final class SpareCluster implements AutoCloseable {
    * Stamps the pool with the time a signup found it empty, so its controller builds beyond the
    * buffer for a while. Returns false when the cluster has no such pool.
    */
+  @Override
   public boolean signalShortage(String pool, Instant now) {
     try {
       client.resources(SparePool.class).withName(pool).patch(PatchContext.of(PatchType.JSON_MERGE),

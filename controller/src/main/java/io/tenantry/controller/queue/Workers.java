@@ -1,12 +1,10 @@
-package io.tenantry.controller.operator;
+package io.tenantry.controller.queue;
 
 import static net.logstash.logback.argument.StructuredArguments.kv;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import io.tenantry.controller.lifecycle.SyncResult;
-import io.tenantry.controller.queue.RateLimitingQueue;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -34,11 +32,9 @@ public final class Workers {
   private final Timer failed;
 
   /**
+   * @param name what the workers sync ("tenants", "sparepools"); tags their metrics
    * @param sync syncs one key and says what next; throwing means "retry with backoff"
    * @param onFailure records a failure (condition, event) before the retry is scheduled
-   */
-  /**
-   * @param name what the workers sync ("tenants", "sparepools"); tags their metrics
    */
   public Workers(String name, RateLimitingQueue<String> queue, Function<String, SyncResult> sync,
       BiConsumer<String, Exception> onFailure, MeterRegistry registry) {

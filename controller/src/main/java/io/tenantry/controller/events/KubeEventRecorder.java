@@ -1,11 +1,13 @@
-package io.tenantry.controller.status;
+package io.tenantry.controller.events;
 
 import static net.logstash.logback.argument.StructuredArguments.kv;
 
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.tenantry.api.Timestamps;
 import io.tenantry.api.v1alpha1.Tenant;
+import io.tenantry.controller.status.Reason;
 import java.time.Clock;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
@@ -16,24 +18,23 @@ import org.slf4j.LoggerFactory;
  * shows them. Tenants are cluster-scoped, so their events live in the {@code default} namespace,
  * where kubectl looks for them. Recording is best effort: a failure is logged, never retried.
  */
-public final class EventRecorder {
+public final class KubeEventRecorder implements EventRecorder {
 
-  public static final String NORMAL = "Normal";
-  public static final String WARNING = "Warning";
-  private static final Logger LOG = LoggerFactory.getLogger(EventRecorder.class);
+  private static final Logger LOG = LoggerFactory.getLogger(KubeEventRecorder.class);
 
   private final KubernetesClient client;
   private final String instance;
   private final Clock clock;
 
-  public EventRecorder(KubernetesClient client, String instance, Clock clock) {
+  public KubeEventRecorder(KubernetesClient client, String instance, Clock clock) {
     this.client = client;
     this.instance = instance;
     this.clock = clock;
   }
 
-  public void record(Tenant tenant, String type, String reason, String message) {
-    String now = Clocks.now(clock);
+  @Override
+  public void record(Tenant tenant, EventType type, Reason reason, String message) {
+    String now = Timestamps.now(clock);
     Event event = new EventBuilder()
         .withNewMetadata()
         .withName(tenant.getMetadata().getName() + "." + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE))
@@ -44,7 +45,7 @@ public final class EventRecorder {
         .withName(tenant.getMetadata().getName()).withUid(tenant.getMetadata().getUid())
         .withResourceVersion(tenant.getMetadata().getResourceVersion())
         .endInvolvedObject()
-        .withType(type).withReason(reason).withMessage(message)
+        .withType(type.name()).withReason(reason.name()).withMessage(message)
         .withNewSource().withComponent("tenantry-operator").endSource()
         .withReportingComponent("tenantry.io/operator").withReportingInstance(instance)
         .withFirstTimestamp(now).withLastTimestamp(now).withCount(1)

@@ -1,4 +1,4 @@
-package io.tenantry.controller.lifecycle;
+package io.tenantry.controller.queue;
 
 import java.time.Duration;
 

@@ -1,0 +1,81 @@
+package io.tenantry.controller.status;
+
+import io.tenantry.api.v1alpha1.TenantPhase;
+
+/**
+ * Every reason the operator gives, in conditions and in events: one vocabulary, so that alerts
+ * and scripts can match on a reason and a reader finds every place that sets it.
+ */
+public enum Reason {
+
+  // Ready (tenants)
+  /** Every database and app is rolled out and available. */
+  Converged,
+  NamespaceNotReady,
+  DatabasesNotReady,
+  AppsNotReady,
+  /** Workloads scaled to zero. */
+  Frozen,
+  /** Workloads removed; volumes and secrets kept. */
+  Archived,
+  Purging,
+  Purged,
+  /** {@code spec.plan} names no plan of the operator's configuration. */
+  UnknownPlan,
+  /** A sync threw; the message says why. */
+  SyncFailed,
+  /** The tenant's workloads did not roll out within the rollout deadline. */
+  RolloutTimedOut,
+
+  // NamespaceReady
+  Exists,
+  Missing,
+  Terminating,
+
+  // DatabasesReady, AppsReady
+  RolledOut,
+  RollingOut,
+
+  // SecretsSynced
+  Synced,
+  /** The namespace is being deleted: nothing can be written into it. */
+  NamespaceTerminating,
+  /** The last refresh of the template namespace from the store failed. */
+  TemplateSyncFailed,
+  /** The store or its key service could not be reached. */
+  StoreUnavailable,
+  /** The store's encryption key could not be used. */
+  KeyUnavailable,
+  /** A stored secret failed to decrypt or parse. */
+  CorruptSecret,
+  /** A conditional write of the store lost to a concurrent writer. */
+  SecretConflict,
+
+  // Ready (spare pools)
+  BufferFull,
+  Refilling,
+
+  // Events: a phase entered is reported under the phase's name
+  Provisioning,
+  Ready,
+  Progressing,
+  Degraded,
+  /** The operator acts on a new {@code spec.state}. */
+  StateChanged,
+  /** A Tenant was deleted while not Purged; its namespace and data are kept. */
+  DeletedWithoutPurge;
+
+  /** The reason of the event reporting that a tenant entered {@code phase}. */
+  public static Reason entered(TenantPhase phase) {
+    return switch (phase) {
+      case Provisioning -> Provisioning;
+      case Ready -> Ready;
+      case Progressing -> Progressing;
+      case Degraded -> Degraded;
+      case Frozen -> Frozen;
+      case Archived -> Archived;
+      case Purging -> Purging;
+      case Purged -> Purged;
+    };
+  }
+}

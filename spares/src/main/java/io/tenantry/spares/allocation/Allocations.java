@@ -1,0 +1,23 @@
+package io.tenantry.spares.allocation;
+
+/**
+ * What the signup API asks of the allocation side: serve one request. {@link Allocator} is the
+ * implementation; the API depends on this alone so that its HTTP handling stands apart from the
+ * clusters and the fleet records.
+ *
+ * <p>Guarantees of every implementation:
+ * <ul>
+ *   <li>The same request id gets the same tenant, as {@link AllocationOutcome.Allocated} with
+ *       {@code replayed} set on every answer after the first ({@link Allocator} names the one
+ *       window, two processes within the cache lag, where the fleet records keep the first).</li>
+ *   <li>No tenant is handed to two request ids.</li>
+ *   <li>An outage is thrown, not answered: {@code DatastoreException} when the fleet records cannot
+ *       be reached, {@code KubernetesClientException} when a cluster cannot, so the caller can be
+ *       told to retry with the same id.</li>
+ * </ul>
+ */
+public interface Allocations {
+
+  /** Serves the request: its tenant, or why there is none (no Ready spare, no such pool). */
+  AllocationOutcome allocate(AllocationRequest request);
+}

@@ -1,0 +1,306 @@
+package io.tenantry.spares.allocation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.google.cloud.datastore.DatastoreException;
+import com.sun.net.httpserver.HttpServer;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.tenantry.spares.allocation.AllocationOutcome.Allocated;
+import io.tenantry.spares.allocation.AllocationOutcome.NoSpare;
+import io.tenantry.spares.allocation.AllocationOutcome.UnknownPool;
+import io.tenantry.spares.fleet.Allocation;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpRequest.BodyPublisher;
+import java.net.http.HttpRequest.BodyPublishers;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandlers;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * {@link AllocationApi} served by the JDK's HTTP server on a free loopback port, in front of a stub
+ * {@link Allocations}: each case is "this HTTP request → this status, field and headers", and a
+ * refused request never reaches the allocator.
+ */
+class AllocationApiTest {
+
+  private static final String TOKEN = "s3cret-token";
+  private static final int MAX_BODY = 256;
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String VALID = "{\"requestId\":\"signup-1\",\"organization\":\"Initech\",\"email\":\"ops@initech.example\"}";
+  private static final Allocation ALLOCATION = new Allocation("signup-1", "Initech", "ops@initech.example", "default-x7k2p",
+      "local", "tenant-default-x7k2p", Instant.parse("2026-03-01T10:00:00.123456Z"));
+
+  private final List<AllocationRequest> received = new CopyOnWriteArrayList<>();
+  private volatile Function<AllocationRequest, AllocationOutcome> answer = r -> new Allocated(ALLOCATION, false);
+  private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+      .connectTimeout(Duration.ofSeconds(5)).build();
+  private HttpServer server;
+  private URI base;
+
+  @BeforeEach
+  void serve() throws IOException {
+    Allocations stub = request -> {
+      received.add(request);
+      return answer.apply(request);
+    };
+    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    server.createContext(AllocationApi.PATH, new AllocationApi(stub, TOKEN, MAX_BODY, "default"));
+    server.start();
+    base = URI.create("http://127.0.0.1:" + server.getAddress().getPort());
+  }
+
+  @AfterEach
+  void stop() {
+    server.stop(0);
+  }
+
+  /** An HTTP request as a case describes it; a null header is left out. */
+  private record Call(String method, String path, String authorization, String contentType, BodyPublisher body) {
+
+    static Call post(String body) {
+      return new Call("POST", AllocationApi.PATH, "Bearer " + TOKEN, "application/json", bytes(body));
+    }
+
+    Call method(String method) {
+      return new Call(method, path, authorization, contentType, method.equals("GET") ? BodyPublishers.noBody() : body);
+    }
+
+    Call path(String path) {
+      return new Call(method, path, authorization, contentType, body);
+    }
+
+    Call authorization(String authorization) {
+      return new Call(method, path, authorization, contentType, body);
+    }
+
+    Call contentType(String contentType) {
+      return new Call(method, path, authorization, contentType, body);
+    }
+
+    /** The same body sent chunked, without Content-Length. */
+    Call chunked(String body) {
+      byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+      return new Call(method, path, authorization, contentType, BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(bytes)));
+    }
+  }
+
+  private static BodyPublisher bytes(String body) {
+    return BodyPublishers.ofByteArray(body.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private HttpResponse<String> send(Call call) throws Exception {
+    HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(call.path())).timeout(Duration.ofSeconds(5))
+        .method(call.method(), call.body());
+    if (call.authorization() != null) {
+      request.header("Authorization", call.authorization());
+    }
+    if (call.contentType() != null) {
+      request.header("Content-Type", call.contentType());
+    }
+    return client.send(request.build(), BodyHandlers.ofString());
+  }
+
+  /** A valid request whose body is exactly {@code size} bytes long. */
+  private static String validOfSize(int size) {
+    String shell = "{\"requestId\":\"signup-1\",\"organization\":\"\",\"email\":\"ops@initech.example\"}";
+    return shell.replace("\"organization\":\"\"", "\"organization\":\"" + "I".repeat(size - shell.length()) + "\"");
+  }
+
+  static Stream<Arguments> refused() {
+    String big = validOfSize(MAX_BODY + 1);
+    return Stream.of(
+        Arguments.of("GET", Call.post(VALID).method("GET"), 405, "method", Map.of("Allow", "POST")),
+        Arguments.of("PUT", Call.post(VALID).method("PUT"), 405, "method", Map.of("Allow", "POST")),
+        Arguments.of("GET without a token: the method is refused first", Call.post(VALID).method("GET").authorization(null),
+            405, "method", Map.of()),
+        Arguments.of("a path below the API's", Call.post(VALID).path(AllocationApi.PATH + "/x"), 404, "path", Map.of()),
+        Arguments.of("no token", Call.post(VALID).authorization(null), 401, "Authorization",
+            Map.of("WWW-Authenticate", "Bearer")),
+        Arguments.of("another scheme", Call.post(VALID).authorization("Basic " + TOKEN), 401, "Authorization",
+            Map.of("WWW-Authenticate", "Bearer")),
+        Arguments.of("a wrong token", Call.post(VALID).authorization("Bearer wrong"), 401, "Authorization",
+            Map.of("WWW-Authenticate", "Bearer")),
+        Arguments.of("a prefix of the token", Call.post(VALID).authorization("Bearer " + TOKEN.substring(0, 5)), 401,
+            "Authorization", Map.of()),
+        Arguments.of("a token and more", Call.post(VALID).authorization("Bearer " + TOKEN + "x"), 401,
+            "Authorization", Map.of()),
+        Arguments.of("no token, not JSON either: 401 first", Call.post(VALID).authorization(null).contentType("text/plain"),
+            401, "Authorization", Map.of()),
+        Arguments.of("text/plain", Call.post(VALID).contentType("text/plain"), 415, "Content-Type", Map.of()),
+        Arguments.of("JSON under another type", Call.post(VALID).contentType("application/x-www-form-urlencoded"), 415,
+            "Content-Type", Map.of()),
+        Arguments.of("a body over the limit, with Content-Length", Call.post(big), 413, "body", Map.of()),
+        Arguments.of("a body over the limit, chunked", Call.post(VALID).chunked(big), 413, "body", Map.of()),
+        Arguments.of("a body far over the limit, chunked", Call.post(VALID).chunked(big.repeat(200)), 413, "body",
+            Map.of()),
+        Arguments.of("malformed JSON", Call.post("{\"requestId\":"), 400, "body", Map.of()),
+        Arguments.of("not an object", Call.post("[]"), 400, "body", Map.of()),
+        Arguments.of("a missing field",
+            Call.post("{\"requestId\":\"signup-1\",\"organization\":\"Initech\"}"), 400, "email", Map.of()),
+        Arguments.of("an unknown field",
+            Call.post(VALID.replace("}", ",\"tenant\":\"mine\"}")), 400, "tenant", Map.of()),
+        Arguments.of("an invalid field",
+            Call.post(VALID.replace("ops@initech.example", "nobody")), 400, "email", Map.of()),
+        Arguments.of("a field of the wrong type",
+            Call.post(VALID.replace("\"signup-1\"", "42")), 400, "requestId", Map.of()),
+        Arguments.of("an invalid pool",
+            Call.post(VALID.replace("}", ",\"pool\":\"Not_A_Label\"}")), 400, "pool", Map.of()));
+  }
+
+  @ParameterizedTest(name = "{0} → {2} {3}")
+  @MethodSource
+  void refused(String name, Call call, int status, String field, Map<String, String> headers) throws Exception {
+    HttpResponse<String> response = send(call);
+
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(status);
+    assertThat(response.headers().firstValue("Content-Type")).contains("application/json");
+    JsonNode body = JSON.readTree(response.body());
+    assertThat(body.path("field").asText()).isEqualTo(field);
+    assertThat(body.path("error").asText()).isNotBlank();
+    headers.forEach((header, value) -> assertThat(response.headers().firstValue(header)).as(header).contains(value));
+    assertThat(received).as("requests that reached the allocator").isEmpty();
+  }
+
+  @Test
+  void anAllocatedTenantIsAnswered200WithItsBody() throws Exception {
+    HttpResponse<String> response = send(Call.post(VALID));
+
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(response.headers().firstValue("Content-Type")).contains("application/json");
+    assertThat(response.headers().firstValue("WWW-Authenticate")).isEmpty();
+    assertThat(JSON.readValue(response.body(), Map.class)).isEqualTo(Map.of(
+        "requestId", "signup-1", "tenant", "default-x7k2p", "namespace", "tenant-default-x7k2p", "cluster", "local",
+        "organization", "Initech", "email", "ops@initech.example", "allocatedAt", "2026-03-01T10:00:00.123456Z"));
+    assertThat(received).containsExactly(new AllocationRequest("signup-1", "Initech", "ops@initech.example", "default"));
+  }
+
+  @Test
+  void aRetryGetsTheSameBody() throws Exception {
+    String first = send(Call.post(VALID)).body();
+    answer = r -> new Allocated(ALLOCATION, true);
+
+    HttpResponse<String> retry = send(Call.post(VALID));
+
+    assertThat(retry.statusCode()).isEqualTo(200);
+    assertThat(retry.body()).isEqualTo(first);
+  }
+
+  @ParameterizedTest(name = "Content-Type {0}")
+  @ValueSource(strings = {"", "application/json; charset=utf-8", "Application/JSON", "APPLICATION/JSON"})
+  void jsonIsAcceptedWhateverTheCaseAndWithoutAType(String contentType) throws Exception {
+    HttpResponse<String> response = send(Call.post(VALID).contentType(contentType.isEmpty() ? null : contentType));
+
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+  }
+
+  @Test
+  void theTypeIsReadTheSameUnderATurkishDefaultLocale() throws Exception {
+    // Lower-cased in Turkish, "APPLICATION" would become "applıcatıon" (dotless i) and be refused.
+    Locale before = Locale.getDefault();
+    Locale.setDefault(Locale.forLanguageTag("tr-TR"));
+    try {
+      HttpResponse<String> response = send(Call.post(VALID).contentType("APPLICATION/JSON"));
+
+      assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+    } finally {
+      Locale.setDefault(before);
+    }
+  }
+
+  @Test
+  void theSchemeIsCaseInsensitive() throws Exception {
+    assertThat(send(Call.post(VALID).authorization("bearer " + TOKEN)).statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void aBodyOfExactlyTheLimitIsRead() throws Exception {
+    String body = validOfSize(MAX_BODY);
+
+    assertThat(send(Call.post(body)).statusCode()).isEqualTo(200);
+    assertThat(send(Call.post(VALID).chunked(body)).statusCode()).isEqualTo(200);
+    assertThat(received).hasSize(2);
+  }
+
+  @Test
+  void noSpareIs503WithRetryAfter() throws Exception {
+    answer = r -> new NoSpare(r.pool(), Duration.ofSeconds(30), "no Ready spare in pool default; retry after 30s");
+
+    HttpResponse<String> response = send(Call.post(VALID));
+
+    assertThat(response.statusCode()).isEqualTo(503);
+    assertThat(response.headers().firstValue("Retry-After")).contains("30");
+    assertThat(JSON.readTree(response.body()).path("error").asText()).isEqualTo("no Ready spare in pool default; retry after 30s");
+    assertThat(JSON.readTree(response.body()).has("field")).isFalse();
+  }
+
+  @Test
+  void retryAfterIsAtLeastOneSecond() throws Exception {
+    answer = r -> new NoSpare(r.pool(), Duration.ofMillis(300), "every Ready spare tried was taken");
+
+    assertThat(send(Call.post(VALID)).headers().firstValue("Retry-After")).contains("1");
+  }
+
+  @Test
+  void anUnknownPoolIs400OnThePool() throws Exception {
+    answer = r -> new UnknownPool(r.pool());
+
+    HttpResponse<String> response = send(Call.post(VALID.replace("}", ",\"pool\":\"eu\"}")));
+
+    assertThat(response.statusCode()).isEqualTo(400);
+    assertThat(JSON.readTree(response.body()).path("field").asText()).isEqualTo("pool");
+    assertThat(JSON.readTree(response.body()).path("error").asText()).contains("eu");
+  }
+
+  static Stream<Arguments> failures() {
+    return Stream.of(
+        Arguments.of("fleet records down", new DatastoreException(14, "internal detail 1", "UNAVAILABLE"), 503, "5"),
+        Arguments.of("cluster unreachable", new KubernetesClientException("internal detail 2"), 503, "5"),
+        Arguments.of("a bug", new IllegalStateException("internal detail 3"), 500, null));
+  }
+
+  @ParameterizedTest(name = "{0} → {2}")
+  @MethodSource
+  void failures(String name, RuntimeException failure, int status, String retryAfter) throws Exception {
+    answer = r -> {
+      throw failure;
+    };
+
+    HttpResponse<String> response = send(Call.post(VALID));
+
+    assertThat(response.statusCode()).isEqualTo(status);
+    assertThat(response.headers().firstValue("Retry-After").orElse(null)).isEqualTo(retryAfter);
+    assertThat(response.body()).doesNotContain(failure.getMessage());
+  }
+
+  @Test
+  void anEmptyTokenIsRefusedAtConstruction() {
+    Allocations stub = r -> new Allocated(ALLOCATION, false);
+
+    assertThatThrownBy(() -> new AllocationApi(stub, " ", MAX_BODY, "default"))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+}
