@@ -1,39 +1,34 @@
 package io.tenantry.controller.config;
 
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.kubernetes.api.model.Quantity;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
  * What a plan gives a tenant: the namespace's ResourceQuota ({@code quota}, any quota resource
- * name to a quantity) and the LimitRange defaults for containers that set no resources.
+ * name to a quantity) and the LimitRange defaults for containers that set no resources. Immutable.
  */
-public class Plan {
+public record Plan(
+    @JsonPropertyDescription("ResourceQuota hard limits, e.g. requests.cpu: 2.")
+    Map<String, String> quota,
+    @JsonPropertyDescription("LimitRange default requests of a container.")
+    Map<String, String> defaultRequest,
+    @JsonPropertyDescription("LimitRange default limits of a container.")
+    Map<String, String> defaultLimit,
+    @JsonPropertyDescription("StorageClass of database volumes; empty for the cluster's default.")
+    String storageClassName) {
 
-  /** ResourceQuota hard limits, e.g. {@code requests.cpu: "2"}. */
-  public Map<String, String> quota = new LinkedHashMap<>();
-  /** LimitRange default requests of a container. */
-  public Map<String, String> defaultRequest = new LinkedHashMap<>();
-  /** LimitRange default limits of a container. */
-  public Map<String, String> defaultLimit = new LinkedHashMap<>();
-  /** StorageClass of database volumes; empty for the cluster's default. */
-  public String storageClassName;
+  public Plan {
+    quota = frozen(quota);
+    defaultRequest = frozen(defaultRequest);
+    defaultLimit = frozen(defaultLimit);
+  }
 
-  public static Plan standard() {
-    Plan plan = new Plan();
-    plan.quota.put("requests.cpu", "4");
-    plan.quota.put("requests.memory", "8Gi");
-    plan.quota.put("limits.cpu", "8");
-    plan.quota.put("limits.memory", "16Gi");
-    plan.quota.put("requests.storage", "100Gi");
-    plan.quota.put("persistentvolumeclaims", "10");
-    plan.quota.put("pods", "50");
-    plan.defaultRequest.put("cpu", "100m");
-    plan.defaultRequest.put("memory", "128Mi");
-    plan.defaultLimit.put("cpu", "1");
-    plan.defaultLimit.put("memory", "512Mi");
-    return plan;
+  private static Map<String, String> frozen(Map<String, String> values) {
+    return values == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(values));
   }
 
   void validate(String path, List<String> errors) {

@@ -138,7 +138,7 @@ public final class Provisioning {
     if (decision instanceof DeadlinePassed) {
       gate.timedOut(name);
       timedOut.put(name, ctx.tenant().getMetadata().getGeneration());
-      LOG.warn("rollout passed its deadline {} {}", kv("tenant", name), kv("deadlineSeconds", ctx.config().rolloutDeadlineSeconds));
+      LOG.warn("rollout passed its deadline {} {}", kv("tenant", name), kv("deadlineSeconds", ctx.config().rolloutDeadlineSeconds()));
       return new Outcome(degraded(ctx, workloads, secretsStatus), SyncResult.withBackoff());
     }
     if (decision instanceof StillDegraded) {
@@ -167,7 +167,7 @@ public final class Provisioning {
   private TenantStatus degraded(TenantContext ctx, Workloads workloads, SecretsStatus secretsStatus) {
     TenantStatus observed = status(ctx, workloads, secretsStatus);
     return StatusBuilder.failed(observed, ctx.tenant().getMetadata().getGeneration(), Reason.RolloutTimedOut,
-        "not rolled out within " + ctx.config().rolloutDeadlineSeconds + "s: " + observed.getConditions().get(0).getMessage(),
+        "not rolled out within " + ctx.config().rolloutDeadlineSeconds() + "s: " + observed.getConditions().get(0).getMessage(),
         Timestamps.now(clock));
   }
 }

@@ -99,10 +99,10 @@ public final class TenantReconciler {
       return SyncResult.done(); // The Tenant changed: its watch event brings it back with a fresh resourceVersion.
     }
     TenantState state = tenant.getSpec().getState();
-    Plan plan = config.plans.get(tenant.getSpec().getPlan());
+    Plan plan = config.plans().get(tenant.getSpec().getPlan());
     if (plan == null && state != TenantState.Purged) {
       report(tenant, StatusBuilder.failed(tenant, Reason.UnknownPlan, "spec.plan: the operator has no plan named '"
-          + tenant.getSpec().getPlan() + "'; known plans: " + String.join(", ", config.plans.keySet()), Timestamps.now(clock)));
+          + tenant.getSpec().getPlan() + "'; known plans: " + String.join(", ", config.plans().keySet()), Timestamps.now(clock)));
       return SyncResult.done(); // Nothing to retry until the tenant or the configuration changes.
     }
     if (state == TenantState.Purged) {
@@ -131,7 +131,7 @@ public final class TenantReconciler {
       }
     } else {
       events.record(tenant, EventType.Warning, Reason.DeletedWithoutPurge, "the Tenant was deleted while "
-          + tenant.getSpec().getState() + "; namespace " + config.namespacePrefix + name
+          + tenant.getSpec().getState() + "; namespace " + config.namespacePrefix() + name
           + " and its data are kept. Recreate the Tenant to manage them again, or purge it.");
       LOG.warn("tenant deleted without purge, data kept {} {}", kv("tenant", name), kv("state", tenant.getSpec().getState()));
     }

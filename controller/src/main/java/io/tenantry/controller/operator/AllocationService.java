@@ -42,12 +42,12 @@ public final class AllocationService implements AutoCloseable {
 
   private AllocationService(OperatorConfig config, KubernetesClient client, FleetRecords records, MeterRegistry registry,
       Clock clock) {
-    OperatorConfig.Allocation settings = config.allocation;
-    KubeContexts contexts = KubeContexts.load(config.fleet.kubeconfigs.stream().map(Path::of).toList());
+    OperatorConfig.Allocation settings = config.allocation();
+    KubeContexts contexts = KubeContexts.load(config.fleet().kubeconfigs().stream().map(Path::of).toList());
     this.directory = new ClusterDirectory(records,
-        ClusterDirectory.localCluster(config.fleet.clusterName, config.fleet.clusterContextOrName(), clock), client, contexts);
-    this.allocator = new Allocator(records, directory, clock, Duration.ofSeconds(settings.retryAfterSeconds), registry);
-    this.api = new AllocationApi(allocator, readToken(Path.of(settings.tokenFile)), settings.maxRequestBytes, settings.defaultPool);
+        ClusterDirectory.localCluster(config.fleet().clusterName(), config.fleet().clusterContextOrName(), clock), client, contexts);
+    this.allocator = new Allocator(records, directory, clock, Duration.ofSeconds(settings.retryAfterSeconds()), registry);
+    this.api = new AllocationApi(allocator, readToken(Path.of(settings.tokenFile())), settings.maxRequestBytes(), settings.defaultPool());
   }
 
   /** Reaches the clusters, finishes interrupted bindings, then serves on the operator's port. */
@@ -55,7 +55,7 @@ public final class AllocationService implements AutoCloseable {
       Clock clock) {
     AllocationService service = new AllocationService(config, client, records, operator.registry(), clock);
     service.refresh();
-    int period = config.allocation.clusterRefreshSeconds;
+    int period = config.allocation().clusterRefreshSeconds();
     service.refresh.scheduleWithFixedDelay(service::refresh, period, period, TimeUnit.SECONDS);
     operator.serve(AllocationApi.PATH, service.api);
     LOG.info("allocation API serving {} {}", kv("path", AllocationApi.PATH), kv("clusters", service.directory.clusters().size()));

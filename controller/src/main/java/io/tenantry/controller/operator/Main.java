@@ -41,11 +41,11 @@ public final class Main {
     OperatorConfig config = configFile == null ? OperatorConfig.defaults() : OperatorConfig.load(configFile);
     Config clientConfig = kubeconfig == null ? Config.autoConfigure(null) : Config.fromKubeconfig(Files.readString(kubeconfig));
     KubernetesClient client = new KubernetesClientBuilder().withConfig(clientConfig).build();
-    FleetRecords records = fleetRecords(config.fleet);
-    Operator.Parts parts = Operator.wire(client, config, identity, SecretStores.open(config.secretStore),
+    FleetRecords records = fleetRecords(config.fleet());
+    Operator.Parts parts = Operator.wire(client, config, identity, SecretStores.open(config.secretStore()),
         records == null ? TenantCleanup.NONE : records::purgeTenant);
     Operator operator = new Operator(client, config, identity, () -> Runtime.getRuntime().halt(1), parts);
-    AllocationService allocation = config.allocation.enabled
+    AllocationService allocation = config.allocation().enabled()
         ? AllocationService.start(operator, config, client, records, Clock.systemUTC()) : null;
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -65,15 +65,15 @@ public final class Main {
    * DATASTORE_EMULATOR_HOST); a purged tenant's records are then deleted, and allocations recorded.
    */
   private static FleetRecords fleetRecords(OperatorConfig.Fleet fleet) {
-    if (fleet.datastoreProjectId == null || fleet.datastoreProjectId.isBlank()) {
+    if (fleet.datastoreProjectId() == null || fleet.datastoreProjectId().isBlank()) {
       return null;
     }
-    DatastoreOptions.Builder options = DatastoreOptions.newBuilder().setProjectId(fleet.datastoreProjectId);
+    DatastoreOptions.Builder options = DatastoreOptions.newBuilder().setProjectId(fleet.datastoreProjectId());
     String emulator = System.getenv("DATASTORE_EMULATOR_HOST");
     if (emulator != null && !emulator.isBlank()) {
       options.setHost(emulator).setCredentials(NoCredentials.getInstance()); // The emulator takes no credentials.
     }
-    return new DatastoreFleetRecords(options.build().getService(), fleet.datastoreNamespace);
+    return new DatastoreFleetRecords(options.build().getService(), fleet.datastoreNamespace());
   }
 
   private static String required(String flag, String value) {

@@ -98,7 +98,7 @@ public final class Operator implements AutoCloseable {
     this.identity = identity;
     this.onLostLeadership = onLostLeadership;
     this.parts = parts;
-    this.http = new HttpEndpoints(config.httpPort, config.httpThreads, () -> !closed.get(), this::isReady, parts.registry());
+    this.http = new HttpEndpoints(config.httpPort(), config.httpThreads(), () -> !closed.get(), this::isReady, parts.registry());
   }
 
   /**
@@ -110,15 +110,14 @@ public final class Operator implements AutoCloseable {
    */
   public static Parts wire(KubernetesClient client, OperatorConfig config, String identity, SecretStore store,
       TenantCleanup fleetCleanup) {
-    config.validate();
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    RateLimitingQueue<String> queue = new RateLimitingQueue<>("tenants", rateLimiter(config.rateLimits), registry);
-    RateLimitingQueue<String> poolQueue = new RateLimitingQueue<>("sparepools", rateLimiter(config.rateLimits), registry);
+    RateLimitingQueue<String> queue = new RateLimitingQueue<>("tenants", rateLimiter(config.rateLimits()), registry);
+    RateLimitingQueue<String> poolQueue = new RateLimitingQueue<>("sparepools", rateLimiter(config.rateLimits()), registry);
     InformerCache cache = new InformerCache(client, config.resyncPeriod(), queue::add, poolQueue::add);
     Clock clock = Clock.systemUTC();
-    RolloutGate gate = new RolloutGate(config.maxConcurrentRollouts, Duration.ofSeconds(config.rolloutDeadlineSeconds),
+    RolloutGate gate = new RolloutGate(config.maxConcurrentRollouts(), Duration.ofSeconds(config.rolloutDeadlineSeconds()),
         queue::add, registry, Ticker.system());
-    TemplateDistribution templates = new TemplateDistribution(new TemplateSync(store, client, config.templateNamespace), cache,
+    TemplateDistribution templates = new TemplateDistribution(new TemplateSync(store, client, config.templateNamespace()), cache,
         () -> cache.tenantNames().forEach(queue::add));
     TenantSecrets secrets = new TenantSecrets(store, cache);
     TenantCleanup cleanup = tenant -> {
@@ -144,26 +143,26 @@ public final class Operator implements AutoCloseable {
   /** Per-key exponential backoff combined (max-of) with a token bucket, as client-go's default controller rate limiter. */
   private static MaxOfRateLimiter<String> rateLimiter(OperatorConfig.RateLimits limits) {
     return new MaxOfRateLimiter<>(
-        new ItemExponentialFailureRateLimiter<>(Duration.ofMillis(limits.baseDelayMillis), Duration.ofSeconds(limits.maxDelaySeconds)),
-        new BucketRateLimiter<>(limits.qps, limits.burst, Ticker.system()));
+        new ItemExponentialFailureRateLimiter<>(Duration.ofMillis(limits.baseDelayMillis()), Duration.ofSeconds(limits.maxDelaySeconds())),
+        new BucketRateLimiter<>(limits.qps(), limits.burst(), Ticker.system()));
   }
 
   public void start() {
     http.start();
     LOG.info("operator starting {} {} {}", kv("identity", identity), kv("httpPort", http.port()),
-        kv("leaderElection", config.leaderElection.enabled));
-    if (!config.leaderElection.enabled) {
+        kv("leaderElection", config.leaderElection().enabled()));
+    if (!config.leaderElection().enabled()) {
       lead();
       return;
     }
-    ensureNamespace(config.operatorNamespace);
-    OperatorConfig.LeaderElection le = config.leaderElection;
+    ensureNamespace(config.operatorNamespace());
+    OperatorConfig.LeaderElection le = config.leaderElection();
     LeaderElector elector = client.leaderElector().withConfig(new LeaderElectionConfigBuilder()
-        .withName(le.leaseName)
-        .withLock(new LeaseLock(config.operatorNamespace, le.leaseName, identity))
-        .withLeaseDuration(Duration.ofSeconds(le.leaseDurationSeconds))
-        .withRenewDeadline(Duration.ofSeconds(le.renewDeadlineSeconds))
-        .withRetryPeriod(Duration.ofSeconds(le.retryPeriodSeconds))
+        .withName(le.leaseName())
+        .withLock(new LeaseLock(config.operatorNamespace(), le.leaseName(), identity))
+        .withLeaseDuration(Duration.ofSeconds(le.leaseDurationSeconds()))
+        .withRenewDeadline(Duration.ofSeconds(le.renewDeadlineSeconds()))
+        .withRetryPeriod(Duration.ofSeconds(le.retryPeriodSeconds()))
         .withReleaseOnCancel(false) // released by releaseLease(), see there
         .withLeaderCallbacks(new LeaderCallbacks(
             // Started on its own thread: waiting for the caches must not hold up lease renewal.
@@ -178,11 +177,11 @@ public final class Operator implements AutoCloseable {
     try {
       LOG.info("leading: starting informers {}", kv("identity", identity));
       parts.cache().start(Duration.ofMinutes(2));
-      templateRefresh.scheduleWithFixedDelay(parts.templates()::refresh, 0, config.secretStore.templateSyncSeconds, TimeUnit.SECONDS);
-      parts.workers().start(config.workers);
+      templateRefresh.scheduleWithFixedDelay(parts.templates()::refresh, 0, config.secretStore().templateSyncSeconds(), TimeUnit.SECONDS);
+      parts.workers().start(config.workers());
       parts.poolWorkers().start(1);
       leading.set(true);
-      LOG.info("caches synced, workers started {} {}", kv("workers", config.workers), kv("tenants", parts.cache().tenantNames().size()));
+      LOG.info("caches synced, workers started {} {}", kv("workers", config.workers()), kv("tenants", parts.cache().tenantNames().size()));
     } catch (Exception e) {
       LOG.error("could not start the informers {}", kv("error", e.toString()));
       lostLeadership();
@@ -210,13 +209,13 @@ public final class Operator implements AutoCloseable {
    * Guarded by resourceVersion: a lease some other instance holds by now is left alone.
    */
   private void releaseLease() {
-    var lease = client.leases().inNamespace(config.operatorNamespace).withName(config.leaderElection.leaseName);
+    var lease = client.leases().inNamespace(config.operatorNamespace()).withName(config.leaderElection().leaseName());
     try {
       Lease current = lease.get();
       if (current != null && identity.equals(current.getSpec().getHolderIdentity())) {
         lease.patch(PatchContext.of(PatchType.JSON_MERGE), "{\"metadata\":{\"resourceVersion\":\""
             + current.getMetadata().getResourceVersion() + "\"},\"spec\":{\"holderIdentity\":null}}");
-        LOG.info("released the lease {}", kv("lease", config.leaderElection.leaseName));
+        LOG.info("released the lease {}", kv("lease", config.leaderElection().leaseName()));
       }
     } catch (RuntimeException e) {
       LOG.warn("could not release the lease {}", kv("error", e.toString()));

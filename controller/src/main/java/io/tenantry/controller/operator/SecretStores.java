@@ -17,16 +17,16 @@ final class SecretStores {
   }
 
   static SecretStore open(OperatorConfig.SecretStore config) {
-    if (config.location.startsWith("gs://")) {
+    if (config.location().startsWith("gs://")) {
       try {
-        return new GcsSecretStore(StorageOptions.getDefaultInstance().getService(), config.location.substring("gs://".length()),
-            KeyManagementServiceClient.create(), config.kmsKeyName);
+        return new GcsSecretStore(StorageOptions.getDefaultInstance().getService(), config.location().substring("gs://".length()),
+            KeyManagementServiceClient.create(), config.kmsKeyName());
       } catch (IOException e) {
         throw new UncheckedIOException("cannot create the Cloud KMS client", e);
       }
     }
-    Path directory = Path.of(config.location.substring("file:".length()));
-    Path keyset = config.keysetFile != null ? Path.of(config.keysetFile) : directory.resolve("keyset.json");
+    Path directory = Path.of(config.location().substring("file:".length()));
+    Path keyset = config.keysetFile() != null ? Path.of(config.keysetFile()) : directory.resolve("keyset.json");
     return LocalSecretStore.open(directory, keyset);
   }
 }

@@ -75,7 +75,7 @@ public final class DatabaseModel {
     }
     Container container = new ContainerBuilder()
         .withName(db.getEngine().name().toLowerCase(Locale.ROOT))
-        .withImage(image(ctx.config().databaseImages, db.getEngine()) + ":" + db.getVersion())
+        .withImage(image(ctx.config().databaseImages(), db.getEngine()) + ":" + db.getVersion())
         .withArgs(engine.args())
         .addNewPort().withName("db").withContainerPort(engine.port()).endPort()
         .withEnv(env)
@@ -103,7 +103,7 @@ public final class DatabaseModel {
         .withNewMetadata().withName(DATA).withLabels(Labels.workload(ctx.name(), Labels.COMPONENT_DATABASE, db.getName())).endMetadata()
         .withNewSpec()
         .withAccessModes("ReadWriteOnce")
-        .withStorageClassName(emptyToNull(ctx.plan().storageClassName))
+        .withStorageClassName(emptyToNull(ctx.plan().storageClassName()))
         .withNewResources().addToRequests("storage", new Quantity(db.getStorage())).endResources()
         .endSpec()
         .endVolumeClaimTemplate()
@@ -175,9 +175,9 @@ public final class DatabaseModel {
 
   private static String image(OperatorConfig.DatabaseImages images, DatabaseEngine engine) {
     return switch (engine) {
-      case POSTGRES -> images.postgres;
-      case MYSQL -> images.mysql;
-      case REDIS -> images.redis;
+      case POSTGRES -> images.postgres();
+      case MYSQL -> images.mysql();
+      case REDIS -> images.redis();
     };
   }
 

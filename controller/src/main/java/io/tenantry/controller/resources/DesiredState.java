@@ -51,7 +51,7 @@ public final class DesiredState {
           objects.add(AppModel.podDisruptionBudget(ctx, app));
         }
         Integer replicas = workloads == Workloads.SCALED_TO_ZERO ? Integer.valueOf(0)
-            : ctx.config().appReplicasManagedExternally ? null : app.getReplicas();
+            : ctx.config().appReplicasManagedExternally() ? null : app.getReplicas();
         objects.add(AppModel.deployment(ctx, app, replicas));
       }
     }

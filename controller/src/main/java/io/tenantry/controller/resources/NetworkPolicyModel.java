@@ -30,7 +30,7 @@ public final class NetworkPolicyModel {
         .withNewSpec().withNewPodSelector().withMatchLabels(Map.of(Labels.COMPONENT, Labels.COMPONENT_APP)).endPodSelector()
         .withPolicyTypes("Ingress")
         .addNewIngress().addNewFrom().withNewNamespaceSelector()
-        .withMatchLabels(Map.of("kubernetes.io/metadata.name", ctx.config().edgeNamespace)).endNamespaceSelector()
+        .withMatchLabels(Map.of("kubernetes.io/metadata.name", ctx.config().edgeNamespace())).endNamespaceSelector()
         .endFrom().endIngress()
         .endSpec()
         .build();

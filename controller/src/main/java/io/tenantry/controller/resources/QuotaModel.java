@@ -17,7 +17,7 @@ public final class QuotaModel {
   public static ResourceQuota resourceQuota(TenantContext ctx) {
     return new ResourceQuotaBuilder()
         .withMetadata(ctx.meta(Names.QUOTA))
-        .withNewSpec().withHard(quantities(ctx.plan().quota)).endSpec()
+        .withNewSpec().withHard(quantities(ctx.plan().quota())).endSpec()
         .build();
   }
 
@@ -25,8 +25,8 @@ public final class QuotaModel {
     return new LimitRangeBuilder()
         .withMetadata(ctx.meta(Names.LIMITS))
         .withNewSpec().addNewLimit().withType("Container")
-        .withDefaultRequest(quantities(ctx.plan().defaultRequest))
-        .withDefault(quantities(ctx.plan().defaultLimit))
+        .withDefaultRequest(quantities(ctx.plan().defaultRequest()))
+        .withDefault(quantities(ctx.plan().defaultLimit()))
         .endLimit().endSpec()
         .build();
   }

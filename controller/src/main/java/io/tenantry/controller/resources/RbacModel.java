@@ -9,7 +9,7 @@ import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
 import java.util.List;
 
 /**
- * Who may do what in a tenant namespace (seed 000): an admin manages the tenant's workloads and
+ * Who may do what in a tenant namespace: an admin manages the tenant's workloads and
  * configuration, an operator runs day-to-day operations, a viewer reads. None of them may change
  * the guardrails (quota, limit range, network policies, roles). Each role is bound to the group
  * {@code tenantry:<tenant>:<role>}, which the identity provider maps people to.

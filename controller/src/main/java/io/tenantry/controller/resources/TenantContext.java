@@ -15,7 +15,7 @@ public record TenantContext(Tenant tenant, OperatorConfig config, Plan plan) {
   }
 
   public String namespace() {
-    return Names.namespace(config.namespacePrefix, name());
+    return Names.namespace(config.namespacePrefix(), name());
   }
 
   /** Metadata of an owned object in the tenant namespace. */

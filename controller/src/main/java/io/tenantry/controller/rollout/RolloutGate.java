@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * The bound on rollouts in flight (seed 004, slide 37: protect the API server): a tenant must hold
+ * The bound on rollouts in flight (so that a fleet-wide change cannot flood the API server): a tenant must hold
  * one of {@code slots} slots to write workload changes, and keeps it until its workloads are
  * observed rolled out, or until its deadline passes. A tenant that finds no free slot is
  * remembered in arrival order and woken (re-queued) when one frees, so no worker ever waits for

@@ -71,16 +71,12 @@ public final class AllocationBenchmark {
       Crds.install(admin, Tenant.class.getResource("/META-INF/fabric8/tenants.tenantry.io-v1.yml"));
       Crds.install(admin, SparePool.class.getResource("/META-INF/fabric8/sparepools.tenantry.io-v1.yml"));
       OperatorConfig config = OperatorConfig.defaults();
-      config.httpPort = 0;
-      config.leaderElection.enabled = false;
-      config.rateLimits.qps = 1000;
-      config.rateLimits.burst = 1000;
-      config.maxConcurrentRollouts = 200;
+      config = config.with("""
+          {httpPort: 0, leaderElection: {enabled: false}, rateLimits: {qps: 1000, burst: 1000}, maxConcurrentRollouts: 200}""");
       Path work = Files.createTempDirectory("tenantry-bench-alloc-");
       Files.writeString(work.resolve("token"), "bench-token");
-      config.fleet.datastoreProjectId = DatastoreEmulator.PROJECT_ID;
-      config.allocation.enabled = true;
-      config.allocation.tokenFile = work.resolve("token").toString();
+      config = config.with("{fleet: {datastoreProjectId: %s}, allocation: {enabled: true, tokenFile: '%s'}}"
+          .formatted(DatastoreEmulator.PROJECT_ID, work.resolve("token")));
       FleetRecords records = new DatastoreFleetRecords(emulator.datastore(), "bench");
       KubernetesClient operatorClient = cluster.newClient();
       Operator.Parts parts = Operator.wire(operatorClient, config, "bench", LocalSecretStore.open(work, work.resolve("keyset.json")),

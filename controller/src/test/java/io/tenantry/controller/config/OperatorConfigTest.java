@@ -3,6 +3,10 @@ package io.tenantry.controller.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import java.lang.reflect.RecordComponent;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class OperatorConfigTest {
@@ -10,9 +14,9 @@ class OperatorConfigTest {
   @Test
   void everyFieldHasADefault() {
     OperatorConfig config = OperatorConfig.parse("{}");
-    assertThat(config.namespacePrefix).isEqualTo("tenant-");
-    assertThat(config.plans).containsKey("standard");
-    assertThat(config.maxConcurrentRollouts).isEqualTo(10);
+    assertThat(config.namespacePrefix()).isEqualTo("tenant-");
+    assertThat(config.plans()).containsKey("standard");
+    assertThat(config.maxConcurrentRollouts()).isEqualTo(10);
   }
 
   @Test
@@ -25,10 +29,10 @@ class OperatorConfigTest {
           gold:
             quota: {pods: "100"}
         """);
-    assertThat(config.workers).isEqualTo(8);
-    assertThat(config.leaderElection.leaseDurationSeconds).isEqualTo(30);
-    assertThat(config.leaderElection.renewDeadlineSeconds).isEqualTo(10);
-    assertThat(config.plans).containsOnlyKeys("gold");
+    assertThat(config.workers()).isEqualTo(8);
+    assertThat(config.leaderElection().leaseDurationSeconds()).isEqualTo(30);
+    assertThat(config.leaderElection().renewDeadlineSeconds()).isEqualTo(10);
+    assertThat(config.plans()).containsOnlyKeys("gold");
   }
 
   @Test
@@ -76,8 +80,50 @@ class OperatorConfigTest {
         allocation: {enabled: true, tokenFile: /run/secrets/token}
         fleet: {datastoreProjectId: my-project, clusterName: east-1, kubeconfigs: [/etc/fleet/west.yaml]}
         """);
-    assertThat(config.allocation.defaultPool).isEqualTo("default");
-    assertThat(config.fleet.clusterContextOrName()).isEqualTo("east-1");
-    assertThat(config.fleet.kubeconfigs).containsExactly("/etc/fleet/west.yaml");
+    assertThat(config.allocation().defaultPool()).isEqualTo("default");
+    assertThat(config.fleet().clusterContextOrName()).isEqualTo("east-1");
+    assertThat(config.fleet().kubeconfigs()).containsExactly("/etc/fleet/west.yaml");
+  }
+
+  @Test
+  void aConfigurationCannotChangeOnceLoaded() {
+    OperatorConfig config = OperatorConfig.defaults();
+    OperatorConfig changed = config.with("{workers: 2, leaderElection: {enabled: false}}");
+    assertThat(changed.workers()).isEqualTo(2);
+    assertThat(changed.leaderElection().enabled()).isFalse();
+    assertThat(changed.leaderElection().leaseName()).as("the rest of the section kept").isEqualTo("tenantry-operator");
+    assertThat(config.workers()).as("the original is untouched").isEqualTo(4);
+    assertThatThrownBy(() -> config.plans().clear()).isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> config.plans().get("standard").quota().put("pods", "1"))
+        .isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> config.fleet().kubeconfigs().add("/etc/other")).isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> config.with("workers: 0")).hasMessage("invalid operator configuration: workers: must be at least 1");
+  }
+
+  @Test
+  void everySettingIsDescribed() {
+    List<String> undescribed = new ArrayList<>();
+    undescribed(OperatorConfig.class, "", undescribed);
+    undescribed(Plan.class, "plans.*.", undescribed);
+    assertThat(undescribed).isEmpty();
+  }
+
+  private static void undescribed(Class<?> type, String prefix, List<String> undescribed) {
+    for (RecordComponent component : type.getRecordComponents()) {
+      if (!described(type, component)) {
+        undescribed.add(prefix + component.getName());
+      }
+      if (component.getType().isRecord() && component.getType().getEnclosingClass() == OperatorConfig.class) {
+        undescribed(component.getType(), prefix + component.getName() + ".", undescribed);
+      }
+    }
+  }
+
+  private static boolean described(Class<?> type, RecordComponent component) {
+    try {
+      return type.getDeclaredField(component.getName()).isAnnotationPresent(JsonPropertyDescription.class);
+    } catch (NoSuchFieldException e) {
+      throw new IllegalStateException(e);
+    }
   }
 }

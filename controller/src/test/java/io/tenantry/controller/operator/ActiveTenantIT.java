@@ -26,7 +26,6 @@ import io.tenantry.api.v1alpha1.AppStatus;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.controller.config.OperatorConfig;
-import io.tenantry.controller.config.Plan;
 import io.tenantry.controller.resources.DatabaseModel;
 import io.tenantry.testsupport.TestCluster;
 import io.tenantry.testsupport.WithCluster;
@@ -48,9 +47,7 @@ class ActiveTenantIT {
   static void startOperator(TestCluster cluster, KubernetesClient kubernetesClient) throws Exception {
     client = kubernetesClient;
     OperatorConfig config = OperatorConfig.defaults();
-    Plan tight = Plan.standard();
-    tight.quota.put("pods", "2");
-    config.plans.put("tight", tight);
+    config = OperatorHarness.withTightPlan(config, 2);
     harness = new OperatorHarness(cluster, config);
   }
 

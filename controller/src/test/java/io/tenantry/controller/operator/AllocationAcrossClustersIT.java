@@ -66,8 +66,7 @@ class AllocationAcrossClustersIT {
     records.registerCluster(new Cluster("west", contexts.get(0).getName(), Map.of(Cluster.REGION_LABEL, "us-west1"), Instant.now()));
 
     OperatorConfig config = OperatorConfig.defaults();
-    config.fleet.clusterName = "east";
-    config.fleet.kubeconfigs = List.of(kubeconfig.toString());
+    config = config.with("fleet: {clusterName: east, kubeconfigs: ['%s']}".formatted(kubeconfig));
     east = new OperatorHarness(cluster, config, null, records::purgeTenant);
     api = east.serveAllocations(records, "token");
   }

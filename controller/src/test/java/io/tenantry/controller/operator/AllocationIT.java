@@ -54,7 +54,7 @@ class AllocationIT {
     emulator = DatastoreEmulator.start();
     records = new DatastoreFleetRecords(emulator.datastore(), "allocation-it");
     OperatorConfig config = OperatorConfig.defaults();
-    config.fleet.clusterName = "east";
+    config = config.with("fleet: {clusterName: east}");
     harness = new OperatorHarness(cluster, config, null, records::purgeTenant);
     api = harness.serveAllocations(records, TOKEN);
   }

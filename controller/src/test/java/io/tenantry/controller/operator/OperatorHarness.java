@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import io.tenantry.api.Spares;
 import io.tenantry.api.WellKnown;
 import io.tenantry.api.v1alpha1.AppSpec;
@@ -19,6 +20,7 @@ import io.tenantry.api.v1alpha1.TenantSpec;
 import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.api.v1alpha1.TenantTemplate;
 import io.tenantry.controller.config.OperatorConfig;
+import io.tenantry.controller.config.Plan;
 import io.tenantry.controller.lifecycle.TenantCleanup;
 import io.tenantry.secretstore.LocalSecretStore;
 import io.tenantry.secretstore.SecretStore;
@@ -31,7 +33,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -80,8 +84,7 @@ public final class OperatorHarness implements AutoCloseable {
     operatorClient = new KubernetesClientBuilder().withConfig(identity)
         .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("count", requests))
         .build();
-    config.httpPort = 0;
-    config.leaderElection.enabled = false;
+    config = config.with("{httpPort: 0, leaderElection: {enabled: false}}");
     storeDirectory = Files.createTempDirectory("tenantry-store-");
     this.store = store != null ? store : LocalSecretStore.open(storeDirectory, storeDirectory.resolve("keyset.json"));
     this.config = config;
@@ -106,11 +109,9 @@ public final class OperatorHarness implements AutoCloseable {
   public AllocationCalls serveAllocations(FleetRecords records, String token) throws Exception {
     Path tokenFile = storeDirectory.resolve("allocation-token");
     Files.writeString(tokenFile, token + "\n");
-    config.fleet.datastoreProjectId = io.tenantry.spares.DatastoreEmulator.PROJECT_ID;
-    config.allocation.enabled = true;
-    config.allocation.tokenFile = tokenFile.toString();
-    config.validate();
-    allocation = AllocationService.start(operator, config, operatorClient, records, java.time.Clock.systemUTC());
+    OperatorConfig serving = config.with("{fleet: {datastoreProjectId: %s}, allocation: {enabled: true, tokenFile: '%s'}}"
+        .formatted(io.tenantry.spares.DatastoreEmulator.PROJECT_ID, tokenFile));
+    allocation = AllocationService.start(operator, serving, operatorClient, records, java.time.Clock.systemUTC());
     return new AllocationCalls(operator.httpPort(), token);
   }
 
@@ -118,6 +119,16 @@ public final class OperatorHarness implements AutoCloseable {
   public void restart() throws Exception {
     operator.close();
     operator = start();
+  }
+
+  /** {@code config} with one more plan, "tight": the standard plan admitting at most {@code pods} pods. */
+  public static OperatorConfig withTightPlan(OperatorConfig config, int pods) {
+    Plan standard = config.plans().get("standard");
+    Map<String, String> quota = new LinkedHashMap<>(standard.quota());
+    quota.put("pods", Integer.toString(pods));
+    Map<String, Plan> plans = new LinkedHashMap<>(config.plans());
+    plans.put("tight", new Plan(quota, standard.defaultRequest(), standard.defaultLimit(), standard.storageClassName()));
+    return config.with(Serialization.asJson(Map.of("plans", plans)));
   }
 
   public static void installCrds(TestCluster cluster) {

@@ -15,7 +15,6 @@ import io.fabric8.kubernetes.client.WatcherException;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.controller.config.OperatorConfig;
-import io.tenantry.controller.config.Plan;
 import io.tenantry.controller.resources.Labels;
 import io.tenantry.controller.rollout.Readiness;
 import io.tenantry.testsupport.TestCluster;
@@ -47,11 +46,8 @@ class RolloutIT {
   static void startOperator(TestCluster cluster, KubernetesClient kubernetesClient) throws Exception {
     client = kubernetesClient;
     OperatorConfig config = OperatorConfig.defaults();
-    config.maxConcurrentRollouts = SLOTS;
-    config.rolloutDeadlineSeconds = DEADLINE_SECONDS;
-    Plan tight = Plan.standard();
-    tight.quota.put("pods", "1");
-    config.plans.put("tight", tight);
+    config = config.with("{maxConcurrentRollouts: %d, rolloutDeadlineSeconds: %d}".formatted(SLOTS, DEADLINE_SECONDS));
+    config = OperatorHarness.withTightPlan(config, 1);
     harness = new OperatorHarness(cluster, config);
   }
 

@@ -52,7 +52,7 @@ class SecretStoreOutageIT {
     kms = FakeKms.start();
     kms.addKey(KEY);
     OperatorConfig config = OperatorConfig.defaults();
-    config.templateNamespace = "tenantry-templates-outage";
+    config = config.with("templateNamespace: tenantry-templates-outage");
     GcsSecretStore store = new GcsSecretStore(gcs.storage(), BUCKET, kms.client(), KEY);
     store.put(Scope.template(), "smtp", Map.of("password", "smtp-secret".getBytes(StandardCharsets.UTF_8)));
     harness = new OperatorHarness(cluster, config, store);

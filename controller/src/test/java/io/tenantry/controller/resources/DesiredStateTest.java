@@ -21,6 +21,7 @@ import io.tenantry.api.v1alpha1.TenantSpec;
 import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.controller.config.OperatorConfig;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -46,7 +47,7 @@ class DesiredStateTest {
   }
 
   static TenantContext context(Tenant tenant, OperatorConfig config) {
-    return new TenantContext(tenant, config, config.plans.get("standard"));
+    return new TenantContext(tenant, config, config.plans().get("standard"));
   }
 
   private static List<String> keys(List<HasMetadata> objects) {
@@ -101,7 +102,7 @@ class DesiredStateTest {
   @Test
   void theNamespacePrefixComesFromTheConfiguration() {
     OperatorConfig config = OperatorConfig.defaults();
-    config.namespacePrefix = "customer-";
+    config = config.with("namespacePrefix: customer-");
     assertThat(NamespaceModel.namespace(context(tenant(), config)).getMetadata().getName()).isEqualTo("customer-acme");
   }
 
@@ -161,7 +162,7 @@ class DesiredStateTest {
   @Test
   void externallyManagedReplicasAreLeftOutOfTheDeployment() {
     OperatorConfig config = OperatorConfig.defaults();
-    config.appReplicasManagedExternally = true;
+    config = config.with("appReplicasManagedExternally: true");
     List<HasMetadata> objects = DesiredState.of(context(tenant(), config), CREDENTIALS, List.of(), Workloads.RUNNING);
     assertThat(objects).filteredOn(o -> o instanceof Deployment)
         .allSatisfy(o -> assertThat(((Deployment) o).getSpec().getReplicas()).isNull());
@@ -192,5 +193,24 @@ class DesiredStateTest {
     assertThatThrownBy(() -> DesiredState.of(context(tenant(), OperatorConfig.defaults()),
         Map.of("main", CREDENTIALS.get("main")), List.of(), Workloads.RUNNING))
         .hasMessage("no credentials for database cache");
+  }
+
+  @Test
+  void namesAreValidDnsLabelsUnderATurkishDefaultLocale() {
+    Locale before = Locale.getDefault();
+    Locale.setDefault(Locale.forLanguageTag("tr-TR"));
+    try {
+      List<HasMetadata> objects = DesiredState.of(context(tenant(), OperatorConfig.defaults()), CREDENTIALS, List.of(),
+          Workloads.RUNNING);
+      StatefulSet cache = objects.stream().filter(o -> o instanceof StatefulSet && o.getMetadata().getName().equals("db-cache"))
+          .map(StatefulSet.class::cast).findFirst().orElseThrow();
+      // Under tr-TR, "REDIS".toLowerCase() is "redıs" (dotless i): not a DNS label, refused by the API server.
+      assertThat(cache.getSpec().getTemplate().getSpec().getContainers().get(0).getName()).isEqualTo("redis");
+      for (HasMetadata object : objects) {
+        assertThat(object.getMetadata().getName()).matches("[a-z0-9]([-a-z0-9.]*[a-z0-9])?");
+      }
+    } finally {
+      Locale.setDefault(before);
+    }
   }
 }

@@ -4,7 +4,7 @@ import io.tenantry.api.v1alpha1.AppSpec;
 import java.util.List;
 
 /**
- * The race-free write of one app's version (seed 004, slide 23: read/change/update races): a JSON
+ * The race-free write of one app's version (a read-change-update would lose concurrent edits): a JSON
  * patch that replaces only {@code <apps>/<i>/version}, guarded by a {@code test} that the entry
  * at index i is still the app. The API server applies it atomically to the object as it is then,
  * so a concurrent change to any other field (another app, the plan, labels, even this app's

@@ -21,7 +21,6 @@ import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.api.v1alpha1.TenantTemplate;
 import io.tenantry.controller.config.OperatorConfig;
-import io.tenantry.controller.config.Plan;
 import io.tenantry.controller.operator.OperatorHarness;
 import io.tenantry.deploy.rollout.AppVersionWriter;
 import io.tenantry.deploy.rollout.DatastoreRolloutRecords;
@@ -106,13 +105,9 @@ class RolloutCliIT {
 
   private static OperatorConfig operatorConfig() {
     OperatorConfig config = OperatorConfig.defaults();
-    config.maxConcurrentRollouts = 20;
-    config.rolloutDeadlineSeconds = OPERATOR_DEADLINE_SECONDS;
+    config = config.with("{maxConcurrentRollouts: 20, rolloutDeadlineSeconds: %d}".formatted(OPERATOR_DEADLINE_SECONDS));
     // The "tight" plan admits one pod: a new version's pod can never start next to the old one.
-    Plan tight = Plan.standard();
-    tight.quota.put("pods", "1");
-    config.plans.put("tight", tight);
-    return config;
+    return OperatorHarness.withTightPlan(config, 1);
   }
 
   @AfterAll

@@ -1,0 +1,81 @@
+package io.tenantry.controller.apply;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.tenantry.api.WellKnown;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ConvergerTest {
+
+  private final List<String> calls = new ArrayList<>();
+  private final Converger converger = new Converger(new ObjectWriter() {
+    @Override
+    public void write(HasMetadata desired, boolean create) {
+      calls.add((create ? "create " : "apply ") + ObjectKey.of(desired));
+    }
+
+    @Override
+    public void delete(HasMetadata cached) {
+      calls.add("delete " + ObjectKey.of(cached));
+    }
+  });
+
+  private static Deployment deployment(String image) {
+    return new DeploymentBuilder().withNewMetadata().withName("web").withNamespace("t").endMetadata()
+        .withNewSpec().withReplicas(2).withNewTemplate().withNewSpec().addNewContainer().withName("web").withImage(image)
+        .endContainer().endSpec().endTemplate().endSpec().build();
+  }
+
+  @Test
+  void onlyWhatIsMissingOrDiffersIsWritten() {
+    Deployment cached = deployment("web:1");
+    cached.getMetadata().setResourceVersion("7");
+    cached.getMetadata().getAnnotations().put("deployment.kubernetes.io/revision", "3"); // Another manager's field.
+    HasMetadata service = new ServiceBuilder().withNewMetadata().withName("web").withNamespace("t").endMetadata().build();
+
+    ChangePlan same = Converger.plan(List.of(deployment("web:1")), List.of(cached));
+    assertThat(same.isEmpty()).isTrue();
+    ChangePlan plan = Converger.plan(List.of(deployment("web:2"), service), List.of(cached));
+    assertThat(plan.writes()).extracting(w -> ObjectKey.of(w.desired()).toString(), w -> w.cached() != null)
+        .containsExactly(tuple("Deployment t/web", true),
+            tuple("Service t/web", false));
+
+    assertThat(converger.execute(plan, o -> false)).isEqualTo(2);
+    assertThat(calls).containsExactly("apply Deployment t/web", "create Service t/web");
+  }
+
+  @Test
+  void ownedObjectsNoLongerDesiredAreDeletedButNeverTheNamespaceOrItsSecrets() {
+    List<HasMetadata> owned = List.of(
+        new NamespaceBuilder().withNewMetadata().withName("t").endMetadata().build(),
+        new SecretBuilder().withNewMetadata().withName("db-main-credentials").withNamespace("t").endMetadata().build(),
+        new SecretBuilder().withNewMetadata().withName("smtp").withNamespace("t").addToLabels(WellKnown.TEMPLATE, "copy")
+            .endMetadata().build(),
+        new ConfigMapBuilder().withNewMetadata().withName("leftover").withNamespace("t").endMetadata().build(),
+        new ConfigMapBuilder().withNewMetadata().withName("going").withNamespace("t")
+            .withDeletionTimestamp("2026-01-01T00:00:00Z").endMetadata().build());
+
+    converger.execute(Converger.plan(List.of(), owned), o -> false);
+    assertThat(calls).containsExactly("delete Secret t/smtp", "delete ConfigMap t/leftover");
+  }
+
+  @Test
+  void heldWritesAreLeftForLaterAndTheRestIsWritten() {
+    HasMetadata service = new ServiceBuilder().withNewMetadata().withName("web").withNamespace("t").endMetadata().build();
+    ChangePlan plan = Converger.plan(List.of(service, deployment("web:1")), List.of());
+    assertThat(plan.writes(o -> o instanceof Deployment)).isTrue();
+
+    assertThat(converger.execute(plan, o -> o instanceof Deployment)).isEqualTo(1);
+    assertThat(calls).containsExactly("create Service t/web");
+  }
+}

@@ -1,0 +1,122 @@
+package io.tenantry.controller.lifecycle;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.tenantry.api.v1alpha1.AppSpec;
+import io.tenantry.api.v1alpha1.DatabaseEngine;
+import io.tenantry.api.v1alpha1.DatabaseSpec;
+import io.tenantry.api.v1alpha1.Tenant;
+import io.tenantry.api.v1alpha1.TenantSpec;
+import io.tenantry.api.v1alpha1.TenantState;
+import io.tenantry.controller.apply.Converger;
+import io.tenantry.controller.config.OperatorConfig;
+import io.tenantry.controller.fakes.FakeCluster;
+import io.tenantry.controller.fakes.InMemorySecretStore;
+import io.tenantry.controller.fakes.Writes;
+import io.tenantry.controller.queue.SyncResult;
+import io.tenantry.controller.rollout.RolloutGate;
+import io.tenantry.controller.secrets.TemplateState;
+import io.tenantry.controller.secrets.TenantSecrets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+/**
+ * A {@link TenantReconciler} wired as {@code Operator.wire} wires it, on in-memory collaborators: the
+ * cluster it reads, the writes it makes (applied back to that cluster), a secret store, a rollout
+ * gate on a hand-driven clock. Builds in microseconds; one per test.
+ */
+final class SyncFixture {
+
+  final FakeCluster cluster = new FakeCluster();
+  final Writes writes = new Writes(cluster);
+  final InMemorySecretStore store = new InMemorySecretStore();
+  final OperatorConfig config;
+  final AtomicLong nanos = new AtomicLong();
+  final List<String> woken = new ArrayList<>();
+  final List<String> purgedRecords = new ArrayList<>();
+  final Templates templates = new Templates();
+  final RolloutGate gate;
+  final TenantReconciler reconciler;
+  /** Makes the cleanup of records outside the cluster fail, as an unreachable store would. */
+  RuntimeException cleanupFailure;
+
+  /** The template state, settable by a test. */
+  static final class Templates implements TemplateState {
+    String error;
+    long version;
+
+    @Override
+    public String error() {
+      return error;
+    }
+
+    @Override
+    public long stateVersion() {
+      return version;
+    }
+  }
+
+  SyncFixture(int rolloutSlots) {
+    config = OperatorConfig.defaults().with("{maxConcurrentRollouts: %d, rolloutDeadlineSeconds: 60}".formatted(rolloutSlots));
+    Clock clock = Clock.fixed(Instant.parse("2026-03-01T10:00:00Z"), ZoneOffset.UTC);
+    gate = new RolloutGate(rolloutSlots, Duration.ofSeconds(config.rolloutDeadlineSeconds()), woken::add,
+        new SimpleMeterRegistry(), nanos::get);
+    TenantSecrets secrets = new TenantSecrets(store, cluster);
+    TenantCleanup cleanup = tenant -> {
+      if (cleanupFailure != null) {
+        throw cleanupFailure;
+      }
+      secrets.purge(tenant);
+      purgedRecords.add(tenant);
+    };
+    Provisioning provisioning = new Provisioning(cluster, new Converger(writes), gate, secrets, templates, clock);
+    reconciler = new TenantReconciler(cluster, config, writes, writes, provisioning,
+        new PurgedState(cluster, writes, cleanup, clock), templates, new ConvergedTenants(), clock);
+  }
+
+  SyncFixture() {
+    this(10);
+  }
+
+  /** An Active tenant with one app (web) and one PostgreSQL database (main), stored in the cluster. */
+  Tenant tenant(String name) {
+    Tenant tenant = new Tenant();
+    tenant.getMetadata().setName(name);
+    TenantSpec spec = new TenantSpec();
+    spec.setState(TenantState.Active);
+    spec.setOrganization("Acme Corp");
+    spec.setEmail("ops@acme.example");
+    spec.getApps().add(new AppSpec("web", "registry.example.com/acme/web", "1.0.0", 2, 8080));
+    spec.getDatabases().add(new DatabaseSpec("main", DatabaseEngine.POSTGRES, "16.4", "1Gi"));
+    tenant.setSpec(spec);
+    return cluster.putTenant(tenant);
+  }
+
+  SyncResult sync(String name) {
+    return reconciler.sync(name);
+  }
+
+  /** Syncs until the tenant is Ready: its finalizer, its objects, then (workloads rolled out) its status. */
+  Tenant provisioned(String name) {
+    tenant(name);
+    sync(name); // finalizer
+    sync(name); // objects
+    cluster.rollOut(name);
+    sync(name); // status Ready
+    writes.take();
+    return cluster.tenant(name);
+  }
+
+  /** Changes the stored tenant as a user's edit would. */
+  Tenant edit(String name, Consumer<Tenant> change) {
+    Tenant tenant = Serialization.clone(cluster.tenant(name));
+    change.accept(tenant);
+    return cluster.putTenant(tenant);
+  }
+}

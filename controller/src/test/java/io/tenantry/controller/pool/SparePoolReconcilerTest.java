@@ -1,0 +1,162 @@
+package io.tenantry.controller.pool;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.tenantry.api.WellKnown;
+import io.tenantry.api.v1alpha1.AppSpec;
+import io.tenantry.api.v1alpha1.SparePool;
+import io.tenantry.api.v1alpha1.SparePoolSpec;
+import io.tenantry.api.v1alpha1.Tenant;
+import io.tenantry.api.v1alpha1.TenantPhase;
+import io.tenantry.api.v1alpha1.TenantState;
+import io.tenantry.api.v1alpha1.TenantStatus;
+import io.tenantry.api.v1alpha1.TenantTemplate;
+import io.tenantry.controller.fakes.FakeCluster;
+import io.tenantry.controller.fakes.Writes;
+import io.tenantry.controller.queue.SyncResult;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The spare pool's decisions: fill the buffer at most maxProvisioning at a time, refill, surge, follow the template, retire. */
+class SparePoolReconcilerTest {
+
+  private static final Instant NOW = Instant.parse("2026-03-01T10:00:00Z");
+
+  private final FakeCluster cluster = new FakeCluster();
+  private final Writes writes = new Writes(cluster);
+  private final SparePoolReconciler reconciler = new SparePoolReconciler(cluster, writes, Clock.fixed(NOW, ZoneOffset.UTC));
+
+  private void pool(int buffer, int maxProvisioning, String version) {
+    TenantTemplate template = new TenantTemplate();
+    template.getApps().add(new AppSpec("web", "registry.example.com/acme/web", version, 1, 8080));
+    SparePool pool = new SparePool();
+    pool.getMetadata().setName("default");
+    pool.setSpec(new SparePoolSpec(buffer, maxProvisioning, template));
+    cluster.putPool(pool);
+  }
+
+  private List<Tenant> spares() {
+    return cluster.spares("default");
+  }
+
+  private long created(List<String> log) {
+    return log.stream().filter(w -> w.startsWith("create Tenant default-")).count();
+  }
+
+  /** Every spare of the pool reports Ready for its current spec, as the tenant controller would once it converged. */
+  private void allReady() {
+    for (Tenant spare : spares()) {
+      TenantStatus status = new TenantStatus();
+      status.setPhase(TenantPhase.Ready);
+      status.setObservedGeneration(spare.getMetadata().getGeneration());
+      spare.setStatus(status);
+      cluster.putTenant(spare);
+    }
+  }
+
+  private void shortageAt(Instant when) {
+    SparePool pool = Serialization.clone(cluster.pool("default"));
+    pool.getMetadata().getAnnotations().put(WellKnown.SHORTAGE_AT, when.toString());
+    cluster.putPool(pool);
+  }
+
+  @Test
+  void anEmptyPoolBuildsAtMostMaxProvisioningSparesAtOnceUntilTheBufferIsFull() {
+    pool(5, 2, "1.0.0");
+    assertThat(reconciler.sync("default")).isEqualTo(SyncResult.done());
+    List<String> first = writes.take();
+    assertThat(created(first)).isEqualTo(2);
+    assertThat(first).last().isEqualTo("status SparePool default ready=0 provisioning=2 allocated=0");
+    assertThat(spares()).allSatisfy(s -> {
+      assertThat(s.getSpec().getState()).isEqualTo(TenantState.New);
+      assertThat(s.getSpec().getApps().get(0).getVersion()).isEqualTo("1.0.0");
+    });
+
+    reconciler.sync("default");
+    assertThat(created(writes.take())).as("two still provisioning: no room to build more").isZero();
+
+    allReady();
+    reconciler.sync("default");
+    assertThat(created(writes.take())).isEqualTo(2);
+    allReady();
+    reconciler.sync("default");
+    assertThat(created(writes.take())).as("the fifth").isEqualTo(1);
+    allReady();
+    reconciler.sync("default");
+    List<String> full = writes.take();
+    assertThat(full).containsExactly("status SparePool default ready=5 provisioning=0 allocated=0");
+    assertThat(cluster.pool("default").getStatus().getConditions().get(0).getReason()).isEqualTo("BufferFull");
+  }
+
+  @Test
+  void anAllocatedSpareIsReplacedAndNeverTouched() {
+    pool(2, 2, "1.0.0");
+    reconciler.sync("default");
+    allReady();
+    Tenant bound = Serialization.clone(spares().get(0));
+    bound.getSpec().setState(TenantState.Active);
+    bound.getSpec().setOrganization("Initech");
+    cluster.putTenant(bound);
+    writes.take();
+
+    reconciler.sync("default");
+    List<String> log = writes.take();
+    assertThat(created(log)).isEqualTo(1);
+    assertThat(log).noneMatch(w -> w.contains(bound.getMetadata().getName()));
+    assertThat(cluster.pool("default").getStatus().getAllocated()).isEqualTo(1);
+  }
+
+  @Test
+  void aShortageGrowsThePoolByMaxProvisioningForTenMinutesThenTheExtraIsRetired() {
+    pool(2, 3, "1.0.0");
+    reconciler.sync("default");
+    allReady();
+    shortageAt(NOW.minusSeconds(60));
+    writes.take();
+
+    SyncResult surging = reconciler.sync("default");
+    assertThat(created(writes.take())).as("buffer 2 + maxProvisioning 3").isEqualTo(3);
+    assertThat(surging.requeueAfter()).as("back when the surge ends").isEqualTo(Duration.ofMinutes(9));
+
+    allReady();
+    shortageAt(NOW.minus(Duration.ofMinutes(11)));
+    reconciler.sync("default");
+    List<String> retired = writes.take();
+    assertThat(retired).filteredOn(w -> w.startsWith("update Tenant")).hasSize(3).allMatch(w -> w.endsWith("Purged"));
+    assertThat(spares()).filteredOn(s -> s.getSpec().getState() == TenantState.New).hasSize(2);
+  }
+
+  @Test
+  void unallocatedSparesFollowANewTemplateAndARetiredSpareIsDeletedOncePurged() {
+    pool(2, 2, "1.0.0");
+    reconciler.sync("default");
+    allReady();
+    pool(1, 2, "2.0.0");
+    writes.take();
+
+    reconciler.sync("default");
+    List<String> log = writes.take();
+    assertThat(log).filteredOn(w -> w.startsWith("update Tenant")).hasSize(2);
+    assertThat(spares()).filteredOn(s -> s.getSpec().getState() == TenantState.New)
+        .allMatch(s -> s.getSpec().getApps().get(0).getVersion().equals("2.0.0"));
+    Tenant retired = spares().stream().filter(s -> s.getSpec().getState() == TenantState.Purged).findFirst().orElseThrow();
+
+    TenantStatus purged = new TenantStatus();
+    purged.setPhase(TenantPhase.Purged);
+    retired.setStatus(purged);
+    cluster.putTenant(retired);
+    reconciler.sync("default");
+    assertThat(writes.take()).contains("delete Tenant " + retired.getMetadata().getName());
+  }
+
+  @Test
+  void aDeletedPoolStopsAndLeavesItsSparesAlone() {
+    assertThat(reconciler.sync("gone")).isEqualTo(SyncResult.done());
+    assertThat(writes.take()).isEmpty();
+  }
+}
