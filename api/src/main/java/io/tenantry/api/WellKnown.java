@@ -28,6 +28,15 @@ public final class WellKnown {
   /** The secret store's version of the data a Secret holds. */
   public static final String SECRET_VERSION = "tenantry.io/secret-version";
 
+  /**
+   * On a tenant namespace: the lifecycle state of its Tenant. The shipped admission policy refuses
+   * deleting a tenant namespace unless this says Purged, which only the operator sets, just before
+   * it deletes the namespace of a purged tenant.
+   */
+  public static final String STATE = "tenantry.io/state";
+  /** On a tenant namespace: the UID of the Tenant it was made for; the operator never takes over a namespace it did not make. */
+  public static final String TENANT_UID = "tenantry.io/tenant-uid";
+
   private WellKnown() {
   }
 }

@@ -4,10 +4,15 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.tenantry.api.WellKnown;
+import java.net.HttpURLConnection;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,13 +50,39 @@ public final class Applier implements ObjectWriter {
     return OwnedFields.covered(want, have);
   }
 
-  /** Writes {@code desired} by server-side apply (creating it when it does not exist). */
+  /**
+   * Writes {@code desired} by server-side apply (creating it when it does not exist). A namespace
+   * is created by a plain create instead, which fails if the name is taken: an apply would take
+   * over a namespace someone else made.
+   */
   @Override
   public void write(HasMetadata desired, boolean create) {
-    client.resource(desired).fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
+    if (create && desired instanceof Namespace namespace) {
+      createNamespace(namespace);
+    } else {
+      client.resource(desired).fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
+    }
     writes.increment();
     LOG.info("applied {} {} {} {}", kv("kind", desired.getKind()), kv("namespace", desired.getMetadata().getNamespace()),
         kv("name", desired.getMetadata().getName()), kv("created", create));
+  }
+
+  private void createNamespace(Namespace namespace) {
+    try {
+      client.resource(namespace).create();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != HttpURLConnection.HTTP_CONFLICT) {
+        throw e;
+      }
+      // Taken: ours if it carries our labels for this tenant (the cache had not seen our own create yet).
+      Namespace existing = client.namespaces().withName(namespace.getMetadata().getName()).get();
+      Map<String, String> labels = existing == null ? null : existing.getMetadata().getLabels();
+      String tenant = namespace.getMetadata().getLabels().get(WellKnown.TENANT);
+      if (labels == null || !WellKnown.MANAGER.equals(labels.get(WellKnown.MANAGED_BY)) || !tenant.equals(labels.get(WellKnown.TENANT))) {
+        throw new NamespaceTakenException(namespace.getMetadata().getName());
+      }
+      client.resource(namespace).fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
+    }
   }
 
   @Override

@@ -38,7 +38,7 @@ import java.util.function.Function;
 public final class InformerCache implements ClusterView, AutoCloseable {
 
   public static final String TENANT_INDEX = "tenant";
-  /** Indexes the template namespace's Secrets under "true" (their copies in tenant namespaces under "copy"). */
+  /** Indexes the template namespace's template Secrets (and nothing from any other namespace). */
   private static final String TEMPLATE_INDEX = "template";
 
   /** Every kind the operator owns in a tenant's namespace (and the namespace itself). */
@@ -52,12 +52,20 @@ public final class InformerCache implements ClusterView, AutoCloseable {
   private final SharedIndexInformer<SparePool> pools;
   private final Map<Class<? extends HasMetadata>, SharedIndexInformer<? extends HasMetadata>> owned = new LinkedHashMap<>();
 
+  private final String namespacePrefix;
+  private final String templateNamespace;
+
   /**
+   * @param namespacePrefix tenant namespaces are named this plus the tenant's name
+   * @param templateNamespace the one namespace template Secrets are taken from
    * @param resync how often every Tenant is re-queued even without events (zero: never)
    * @param enqueue receives the name of a tenant that needs a sync
    * @param enqueuePool receives the name of a spare pool that needs a sync (its own, or one of its spares, changed)
    */
-  public InformerCache(KubernetesClient client, Duration resync, Consumer<String> enqueue, Consumer<String> enqueuePool) {
+  public InformerCache(KubernetesClient client, String namespacePrefix, String templateNamespace, Duration resync,
+      Consumer<String> enqueue, Consumer<String> enqueuePool) {
+    this.namespacePrefix = namespacePrefix;
+    this.templateNamespace = templateNamespace;
     tenants = client.resources(Tenant.class).runnableInformer(resync.toMillis());
     tenants.addEventHandler(handler(t -> t.getMetadata().getName(), enqueue));
     tenants.addIndexers(Map.of(POOL_INDEX, t -> {
@@ -72,17 +80,20 @@ public final class InformerCache implements ClusterView, AutoCloseable {
       owned.put(kind, ownedInformer(client, kind, enqueue));
     }
     // A template Secret concerns every tenant: its change fans out to all of them.
-    owned.get(Secret.class).addIndexers(Map.of(TEMPLATE_INDEX, s -> {
-      String template = s.getMetadata().getLabels() == null ? null : s.getMetadata().getLabels().get(WellKnown.TEMPLATE);
-      return template == null ? List.of() : List.of(template);
-    }));
+    owned.get(Secret.class).addIndexers(Map.of(TEMPLATE_INDEX, s -> isTemplate(s) ? List.of("true") : List.of()));
     owned.get(Secret.class).addEventHandler(handler(
         s -> isTemplate(s) ? "" : null, ignored -> tenantNames().forEach(enqueue)));
   }
 
-  private static boolean isTemplate(HasMetadata secret) {
+  /**
+   * A template is a Secret labelled as one in the template namespace. The label alone is not
+   * enough: anyone who can write a Secret in their own namespace could set it, and a template is
+   * copied into every tenant.
+   */
+  private boolean isTemplate(HasMetadata secret) {
     Map<String, String> labels = secret.getMetadata().getLabels();
-    return labels != null && "true".equals(labels.get(WellKnown.TEMPLATE));
+    return templateNamespace.equals(secret.getMetadata().getNamespace())
+        && labels != null && "true".equals(labels.get(WellKnown.TEMPLATE));
   }
 
   @Override
@@ -92,7 +103,7 @@ public final class InformerCache implements ClusterView, AutoCloseable {
     return secrets.getIndexer().byIndex(TEMPLATE_INDEX, "true");
   }
 
-  private static <T extends HasMetadata> SharedIndexInformer<T> ownedInformer(KubernetesClient client, Class<T> kind,
+  private <T extends HasMetadata> SharedIndexInformer<T> ownedInformer(KubernetesClient client, Class<T> kind,
       Consumer<String> enqueue) {
     SharedIndexInformer<T> informer = kind == Namespace.class
         ? client.resources(kind).withLabel(Labels.MANAGED_BY, Labels.MANAGER).runnableInformer(0)
@@ -101,7 +112,7 @@ public final class InformerCache implements ClusterView, AutoCloseable {
       String tenant = tenantOf(o);
       return tenant == null ? List.of() : List.of(tenant);
     }));
-    informer.addEventHandler(handler(InformerCache::tenantOf, enqueue));
+    informer.addEventHandler(handler(this::tenantOf, enqueue));
     return informer;
   }
 
@@ -131,9 +142,19 @@ public final class InformerCache implements ClusterView, AutoCloseable {
     };
   }
 
-  private static String tenantOf(HasMetadata object) {
+  /**
+   * The tenant an object belongs to: its tenant label, when the object is that tenant's namespace
+   * or lies in it. A label claiming another tenant's name is ignored, so that an object in one
+   * namespace can never be counted (or deleted) as another tenant's.
+   */
+  private String tenantOf(HasMetadata object) {
     Map<String, String> labels = object.getMetadata().getLabels();
-    return labels == null ? null : labels.get(Labels.TENANT);
+    String tenant = labels == null ? null : labels.get(Labels.TENANT);
+    if (tenant == null) {
+      return null;
+    }
+    String namespace = object instanceof Namespace ? object.getMetadata().getName() : object.getMetadata().getNamespace();
+    return (namespacePrefix + tenant).equals(namespace) ? tenant : null;
   }
 
   /** Starts every informer and waits until each has listed its objects. */

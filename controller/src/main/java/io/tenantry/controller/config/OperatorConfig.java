@@ -90,7 +90,7 @@ public record OperatorConfig(
       plans:
         standard:
           quota: {requests.cpu: "4", requests.memory: 8Gi, limits.cpu: "8", limits.memory: 16Gi, requests.storage: 100Gi,
-                  persistentvolumeclaims: "10", pods: "50"}
+                  persistentvolumeclaims: "10", pods: "50", services.loadbalancers: "0", services.nodeports: "0"}
           defaultRequest: {cpu: 100m, memory: 128Mi}
           defaultLimit: {cpu: "1", memory: 512Mi}
       """;

@@ -4,13 +4,17 @@ import static net.logstash.logback.argument.StructuredArguments.kv;
 
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.tenantry.api.Timestamps;
+import io.tenantry.api.WellKnown;
 import io.tenantry.api.v1alpha1.TenantPhase;
+import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.controller.apply.ObjectWriter;
 import io.tenantry.controller.cache.ClusterView;
 import io.tenantry.controller.queue.SyncResult;
+import io.tenantry.controller.resources.NamespaceModel;
 import io.tenantry.controller.resources.TenantContext;
 import io.tenantry.controller.status.StatusBuilder;
 import java.time.Clock;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,12 +44,7 @@ public final class PurgedState implements StateHandler {
   public Outcome reconcile(TenantContext ctx) {
     Namespace namespace = cache.get(Namespace.class, null, ctx.namespace());
     if (namespace != null) {
-      if (namespace.getMetadata().getDeletionTimestamp() == null) {
-        writer.delete(namespace);
-      }
-      // The namespace's deletion event brings the tenant back.
-      return new Outcome(StatusBuilder.purged(ctx.tenant(), false, "deleting namespace " + ctx.namespace(),
-          Timestamps.now(clock)), SyncResult.done());
+      return deleteNamespace(ctx, namespace);
     }
     if (ctx.tenant().getStatus() != null && ctx.tenant().getStatus().getPhase() == TenantPhase.Purged) {
       return new Outcome(ctx.tenant().getStatus(), SyncResult.done(), true); // Done before: nothing to call again.
@@ -59,5 +58,30 @@ public final class PurgedState implements StateHandler {
     return new Outcome(StatusBuilder.purged(ctx.tenant(), true,
         "namespace " + ctx.namespace() + ", its volumes and the tenant's records outside the cluster are deleted",
         Timestamps.now(clock)), SyncResult.done());
+  }
+
+  /**
+   * Deletes the namespace in two steps: first it is labelled Purged (the deletion policy refuses
+   * deleting a tenant namespace labelled otherwise), then, once the cache shows the label, deleted.
+   * A namespace stamped with another Tenant's UID (made for an earlier Tenant of this name) is left
+   * alone: purging this Tenant must not delete what it never held.
+   */
+  private Outcome deleteNamespace(TenantContext ctx, Namespace namespace) {
+    Map<String, String> annotations = namespace.getMetadata().getAnnotations();
+    String stamp = annotations == null ? null : annotations.get(WellKnown.TENANT_UID);
+    String message = "deleting namespace " + ctx.namespace();
+    if (stamp != null && !stamp.equals(ctx.tenant().getMetadata().getUid())) {
+      message = "namespace " + ctx.namespace() + " was made for another Tenant (uid " + stamp + ") and is not deleted;"
+          + " delete it by hand if its data is no longer needed";
+    } else if (namespace.getMetadata().getDeletionTimestamp() == null) {
+      Map<String, String> labels = namespace.getMetadata().getLabels();
+      if (labels != null && TenantState.Purged.name().equals(labels.get(WellKnown.STATE))) {
+        writer.delete(namespace);
+      } else {
+        writer.write(NamespaceModel.namespace(ctx, TenantState.Purged), false);
+      }
+    }
+    // The namespace's events (labelled, deleted) bring the tenant back.
+    return new Outcome(StatusBuilder.purged(ctx.tenant(), false, message, Timestamps.now(clock)), SyncResult.done());
   }
 }

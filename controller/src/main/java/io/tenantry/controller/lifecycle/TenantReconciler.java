@@ -9,6 +9,7 @@ import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.api.v1alpha1.TenantStatus;
 import io.tenantry.controller.apply.Conflicts;
+import io.tenantry.controller.apply.NamespaceTakenException;
 import io.tenantry.controller.apply.TenantWriter;
 import io.tenantry.controller.cache.ClusterView;
 import io.tenantry.controller.config.OperatorConfig;
@@ -152,7 +153,8 @@ public final class TenantReconciler {
     LOG.warn("sync failed {} {}", kv("tenant", name), kv("error", message));
     if (tenant != null && tenant.getMetadata().getDeletionTimestamp() == null) {
       try {
-        report(tenant, StatusBuilder.failed(tenant, Reason.SyncFailed, message, Timestamps.now(clock)));
+        Reason reason = error instanceof NamespaceTakenException ? Reason.NamespaceTaken : Reason.SyncFailed;
+        report(tenant, StatusBuilder.failed(tenant, reason, message, Timestamps.now(clock)));
       } catch (RuntimeException e) {
         LOG.warn("could not record the failure in the status {} {}", kv("tenant", name), kv("error", describe(e)));
       }

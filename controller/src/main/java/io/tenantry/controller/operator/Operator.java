@@ -113,7 +113,8 @@ public final class Operator implements AutoCloseable {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     RateLimitingQueue<String> queue = new RateLimitingQueue<>("tenants", rateLimiter(config.rateLimits()), registry);
     RateLimitingQueue<String> poolQueue = new RateLimitingQueue<>("sparepools", rateLimiter(config.rateLimits()), registry);
-    InformerCache cache = new InformerCache(client, config.resyncPeriod(), queue::add, poolQueue::add);
+    InformerCache cache = new InformerCache(client, config.namespacePrefix(), config.templateNamespace(), config.resyncPeriod(),
+        queue::add, poolQueue::add);
     Clock clock = Clock.systemUTC();
     RolloutGate gate = new RolloutGate(config.maxConcurrentRollouts(), Duration.ofSeconds(config.rolloutDeadlineSeconds()),
         queue::add, registry, Ticker.system());

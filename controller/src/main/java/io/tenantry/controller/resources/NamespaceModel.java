@@ -2,22 +2,38 @@ package io.tenantry.controller.resources;
 
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.tenantry.api.WellKnown;
+import io.tenantry.api.v1alpha1.TenantState;
 import java.util.Map;
 
-/** The tenant's namespace, enforcing the Pod Security "restricted" standard. */
+/**
+ * The tenant's namespace, enforcing the Pod Security "restricted" standard, labelled with its
+ * Tenant's state (what the namespace deletion policy reads) and stamped with its Tenant's UID.
+ */
 public final class NamespaceModel {
 
   private NamespaceModel() {
   }
 
   public static Namespace namespace(TenantContext ctx) {
+    return namespace(ctx, ctx.tenant().getSpec().getState());
+  }
+
+  /** The namespace as it is labelled while its Tenant is in {@code state}. */
+  public static Namespace namespace(TenantContext ctx, TenantState state) {
     Map<String, String> labels = Labels.owned(ctx.name());
+    labels.put(WellKnown.STATE, state.name());
     labels.put("pod-security.kubernetes.io/enforce", "restricted");
     labels.put("pod-security.kubernetes.io/enforce-version", "latest");
     labels.put("pod-security.kubernetes.io/audit", "restricted");
     labels.put("pod-security.kubernetes.io/warn", "restricted");
-    return new NamespaceBuilder()
+    Namespace namespace = new NamespaceBuilder()
         .withNewMetadata().withName(ctx.namespace()).withLabels(labels).endMetadata()
         .build();
+    String uid = ctx.tenant().getMetadata().getUid();
+    if (uid != null) {
+      namespace.getMetadata().getAnnotations().put(WellKnown.TENANT_UID, uid);
+    }
+    return namespace;
   }
 }

@@ -13,6 +13,12 @@ import java.util.List;
  * configuration, an operator runs day-to-day operations, a viewer reads. None of them may change
  * the guardrails (quota, limit range, network policies, roles). Each role is bound to the group
  * {@code tenantry:<tenant>:<role>}, which the identity provider maps people to.
+ *
+ * <p>What no level gets, because it reaches beyond the namespace or fools the operator: writing
+ * {@code endpoints} or {@code endpointslices} (hand-made endpoints can forward a Service's traffic
+ * anywhere), and writing {@code pods/status} (a faked Ready would pass the rollout gate). Only the
+ * admin may exec into pods: that reads every Secret a pod mounts, which the admin may read anyway;
+ * the operator level may not, since it cannot read Secrets.
  */
 public final class RbacModel {
 
@@ -44,13 +50,15 @@ public final class RbacModel {
   static List<PolicyRule> rules(String level) {
     return switch (level) {
       case "admin" -> List.of(
-          rule("", List.of("pods", "pods/log", "pods/status", "pods/exec", "services", "endpoints", "configmaps",
-              "secrets", "serviceaccounts", "persistentvolumeclaims", "events"), WRITE),
+          rule("", List.of("pods", "pods/log", "pods/exec", "services", "configmaps", "secrets", "serviceaccounts",
+              "persistentvolumeclaims", "events"), WRITE),
+          rule("", List.of("endpoints"), READ),
           rule("apps", List.of("deployments", "deployments/scale", "statefulsets", "statefulsets/scale", "replicasets"), WRITE),
           rule("", List.of("resourcequotas", "limitranges"), READ),
           rule("networking.k8s.io", List.of("networkpolicies"), READ));
       case "operator" -> List.of(
-          rule("", List.of("pods", "pods/log", "pods/status", "pods/exec", "services", "endpoints", "configmaps", "events"), WRITE),
+          rule("", List.of("pods", "pods/log", "services", "configmaps", "events"), WRITE),
+          rule("", List.of("endpoints"), READ),
           rule("apps", List.of("deployments", "deployments/scale", "statefulsets", "statefulsets/scale"), List.of("get", "list", "watch", "patch")),
           rule("", List.of("resourcequotas", "limitranges", "persistentvolumeclaims"), READ));
       case "viewer" -> List.of(

@@ -27,14 +27,18 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A tenant's secrets: its database credentials, generated once and kept encrypted in the store
- * under the tenant, and the template secrets every tenant gets a copy of. The store is read only
- * when the namespace lacks a credentials Secret that carries its store version (a new database,
- * a Secret deleted by hand, a first run): a converged tenant costs no store call.
+ * under the tenant, and the template secrets every tenant gets a copy of.
+ *
+ * <p>The credentials Secret in the namespace is a copy the tenant can write, so it is trusted only
+ * as far as it matches the store: the content hash of the store's credentials, read once per
+ * database and process, is remembered, and a copy whose data hashes otherwise (edited, forged, or
+ * deleted) is replaced from the store. A converged tenant therefore costs no store call after its
+ * first sync in this process.
  */
 public final class TenantSecrets {
 
@@ -42,6 +46,8 @@ public final class TenantSecrets {
 
   private final SecretStore store;
   private final ClusterView cache;
+  /** Content hash of each database's stored credentials, by tenant/Secret name, as last read from or written to the store. */
+  private final Map<String, String> verified = new ConcurrentHashMap<>();
 
   public TenantSecrets(SecretStore store, ClusterView cache) {
     this.store = store;
@@ -79,30 +85,40 @@ public final class TenantSecrets {
 
   private DatabaseCredentials credentials(TenantContext ctx, DatabaseSpec db) {
     String name = Names.credentials(db.getName());
+    String key = ctx.name() + "/" + name;
     Secret cached = cache.get(Secret.class, ctx.namespace(), name);
     String cachedVersion = annotation(cached, WellKnown.SECRET_VERSION);
-    if (cachedVersion != null) {
-      return new DatabaseCredentials(DatabaseModel.username(cached), DatabaseModel.password(cached), cachedVersion,
-          annotation(cached, WellKnown.CONTENT_HASH));
+    if (cachedVersion != null && verified.containsKey(key)) {
+      DatabaseCredentials copy = new DatabaseCredentials(DatabaseModel.username(cached), DatabaseModel.password(cached),
+          cachedVersion, annotation(cached, WellKnown.CONTENT_HASH));
+      if (verified.get(key).equals(SecretFormat.contentHash(data(copy.username(), copy.password())))) {
+        return copy;
+      }
     }
     Scope scope = Scope.tenant(ctx.name());
-    Optional<StoredSecret> stored = store.get(scope, name);
-    if (stored.isPresent()) {
-      return of(stored.get());
-    }
-    // None stored yet: keep what the namespace already has (made before the store held it), else generate.
-    Map<String, byte[]> data = new TreeMap<>();
-    String username = cached != null ? DatabaseModel.username(cached) : DatabaseModel.defaultUsername(db.getEngine());
-    String password = cached != null ? DatabaseModel.password(cached) : generate();
-    data.put(DatabaseModel.USERNAME_KEY, username.getBytes(StandardCharsets.UTF_8));
-    data.put(DatabaseModel.PASSWORD_KEY, password.getBytes(StandardCharsets.UTF_8));
+    DatabaseCredentials credentials = store.get(scope, name).map(TenantSecrets::of)
+        .orElseGet(() -> generated(scope, name, DatabaseModel.defaultUsername(db.getEngine())));
+    verified.put(key, credentials.contentHash());
+    return credentials;
+  }
+
+  /** New credentials, stored if no other writer stored some first (theirs are then the tenant's). */
+  private DatabaseCredentials generated(Scope scope, String name, String username) {
+    String password = generate();
+    Map<String, byte[]> data = data(username, password);
     try {
       String version = store.create(scope, name, data);
       return new DatabaseCredentials(username, password, version, SecretFormat.contentHash(data));
     } catch (SecretConflictException e) {
-      // Another writer stored it first: theirs is the tenant's credentials.
       return of(store.get(scope, name).orElseThrow(() -> e));
     }
+  }
+
+  private static Map<String, byte[]> data(String username, String password) {
+    Map<String, byte[]> data = new TreeMap<>();
+    data.put(DatabaseModel.USERNAME_KEY, username.getBytes(StandardCharsets.UTF_8));
+    data.put(DatabaseModel.PASSWORD_KEY, password.getBytes(StandardCharsets.UTF_8));
+    return data;
   }
 
   /** The reason a tenant reports a store failure under: each sealed subtype named, so none goes unmapped silently. */
@@ -125,6 +141,7 @@ public final class TenantSecrets {
   /** Deletes every secret the store keeps for a purged tenant. */
   public void purge(String tenant) {
     store.deleteScope(Scope.tenant(tenant));
+    verified.keySet().removeIf(key -> key.startsWith(tenant + "/"));
   }
 
   private static DatabaseCredentials of(StoredSecret stored) {

@@ -24,6 +24,8 @@ public enum Reason {
   UnknownPlan,
   /** A sync threw; the message says why. */
   SyncFailed,
+  /** The tenant's namespace name is taken by a namespace Tenantry did not make. */
+  NamespaceTaken,
   /** The tenant's workloads did not roll out within the rollout deadline. */
   RolloutTimedOut,
 

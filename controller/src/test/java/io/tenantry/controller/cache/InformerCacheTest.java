@@ -66,9 +66,11 @@ class InformerCacheTest {
         .addToLabels(Labels.MANAGED_BY, Labels.MANAGER).addToLabels(Labels.TENANT, "acme").endMetadata().build()).create();
     client.apps().deployments().resource(deployment("tenant-acme", "acme", "web:1")).create();
     client.apps().deployments().resource(deployment("elsewhere", null, "web:1")).create(); // Not the operator's.
+    // Claims to be acme's, but lies in another namespace: never counted as acme's.
+    client.apps().deployments().resource(deployment("tenant-globex", "acme", "evil:1")).create();
     client.configMaps().resource(new ConfigMapBuilder().withNewMetadata().withName("x").withNamespace("tenant-acme")
         .addToLabels(Labels.MANAGED_BY, Labels.MANAGER).addToLabels(Labels.TENANT, "acme").endMetadata().build()).create();
-    cache = new InformerCache(client, Duration.ZERO, tenantKeys::add, poolKeys::add);
+    cache = new InformerCache(client, "tenant-", "tenantry-templates", Duration.ZERO, tenantKeys::add, poolKeys::add);
     cache.start(Duration.ofSeconds(30));
   }
 
@@ -110,6 +112,12 @@ class InformerCacheTest {
     client.secrets().resource(template).create();
 
     await().atMost(Duration.ofSeconds(10)).until(() -> tenantKeys.containsAll(List.of("acme", "default-x1")));
+    assertThat(cache.templateSecrets()).extracting(s -> s.getMetadata().getName()).containsExactly("smtp");
+
+    // The same labels on a Secret in a tenant's own namespace make no template.
+    Secret planted = new SecretBuilder(template).editMetadata().withName("planted").withNamespace("tenant-acme").endMetadata().build();
+    client.secrets().resource(planted).create();
+    await().atMost(Duration.ofSeconds(10)).until(() -> cache.get(Secret.class, "tenant-acme", "planted") != null);
     assertThat(cache.templateSecrets()).extracting(s -> s.getMetadata().getName()).containsExactly("smtp");
 
     poolKeys.clear();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.controller.queue.SyncResult;
@@ -93,6 +94,22 @@ class ProvisioningTest {
     assertThat(f.writes.take()).containsExactly("create Secret tenant-acme/db-main-credentials", "status acme Ready");
     assertThat(f.cluster.get(Secret.class, "tenant-acme", "db-main-credentials").getData().get("password"))
         .as("the stored password, not a new one").isEqualTo(password);
+  }
+
+  @Test
+  void aCredentialsSecretForgedInTheNamespaceIsPutBackFromTheStore() {
+    SyncFixture f = new SyncFixture();
+    f.provisioned("acme");
+    Secret credentials = f.cluster.get(Secret.class, "tenant-acme", "db-main-credentials");
+    String password = credentials.getData().get("password");
+    // The tenant's admin writes another password, keeping every annotation (the hash one included).
+    f.cluster.putOwned(new SecretBuilder(credentials).addToData("password", "Zm9yZ2Vk").build());
+    int storeCalls = f.store.calls();
+
+    f.sync("acme");
+    assertThat(f.writes.take()).containsExactly("apply Secret tenant-acme/db-main-credentials");
+    assertThat(f.cluster.get(Secret.class, "tenant-acme", "db-main-credentials").getData().get("password")).isEqualTo(password);
+    assertThat(f.store.calls()).as("the forged copy sent the sync to the store").isEqualTo(storeCalls + 1);
   }
 
   @Test

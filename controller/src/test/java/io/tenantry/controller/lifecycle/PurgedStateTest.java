@@ -16,6 +16,13 @@ class PurgedStateTest {
 
   private final SyncFixture f = new SyncFixture();
 
+  /** Syncs until the namespace is gone, as the namespace controller would finish it. */
+  private void purgeNamespace() {
+    f.sync("acme");
+    f.sync("acme");
+    f.cluster.removeOwned(f.cluster.get(Namespace.class, null, "tenant-acme"));
+  }
+
   private void purge() {
     f.provisioned("acme");
     f.edit("acme", t -> t.getSpec().setState(TenantState.Purged));
@@ -27,8 +34,12 @@ class PurgedStateTest {
     assertThat(f.store.list(Scope.tenant("acme"))).isNotEmpty();
 
     assertThat(f.sync("acme")).isEqualTo(SyncResult.done());
-    assertThat(f.writes.take()).containsExactly("delete Namespace tenant-acme", "status acme Purging",
-        "event acme Normal StateChanged", "event acme Normal Purging");
+    assertThat(f.writes.take()).as("labelled Purged first: the deletion policy refuses deleting it otherwise")
+        .containsExactly("apply Namespace tenant-acme", "status acme Purging", "event acme Normal StateChanged",
+            "event acme Normal Purging");
+    assertThat(f.cluster.get(Namespace.class, null, "tenant-acme").getMetadata().getLabels()).containsEntry("tenantry.io/state", "Purged");
+    f.sync("acme");
+    assertThat(f.writes.take()).containsExactly("delete Namespace tenant-acme");
     f.sync("acme");
     assertThat(f.writes.take()).as("a terminating namespace is not deleted again").isEmpty();
 
@@ -46,8 +57,7 @@ class PurgedStateTest {
   @Test
   void aCleanupThatFailsIsRetriedAndTheTenantStaysPurging() {
     purge();
-    f.sync("acme");
-    f.cluster.removeOwned(f.cluster.get(Namespace.class, null, "tenant-acme"));
+    purgeNamespace();
     f.cleanupFailure = new StoreUnavailableException("secret store memory: unreachable", null);
     f.writes.take();
 
@@ -61,10 +71,25 @@ class PurgedStateTest {
   }
 
   @Test
+  void aNamespaceMadeForAnotherTenantOfTheSameNameIsNotDeleted() {
+    purge();
+    Namespace namespace = f.cluster.get(Namespace.class, null, "tenant-acme");
+    namespace.getMetadata().getAnnotations().put("tenantry.io/tenant-uid", "uid-of-an-earlier-acme");
+    f.cluster.putOwned(namespace);
+    f.writes.take();
+
+    f.sync("acme");
+    assertThat(f.writes.take()).containsExactly("status acme Purging", "event acme Normal StateChanged",
+        "event acme Normal Purging");
+    assertThat(f.cluster.tenant("acme").getStatus().getConditions().get(0).getMessage())
+        .contains("was made for another Tenant (uid uid-of-an-earlier-acme) and is not deleted");
+    assertThat(f.purgedRecords).isEmpty();
+  }
+
+  @Test
   void aPurgedTenantDeletedReleasesItsFinalizer() {
     purge();
-    f.sync("acme");
-    f.cluster.removeOwned(f.cluster.get(Namespace.class, null, "tenant-acme"));
+    purgeNamespace();
     f.sync("acme");
     f.edit("acme", t -> t.getMetadata().setDeletionTimestamp("2026-03-01T10:00:00Z"));
     f.writes.take();

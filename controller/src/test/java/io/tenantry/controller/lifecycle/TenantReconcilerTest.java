@@ -3,6 +3,7 @@ package io.tenantry.controller.lifecycle;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -104,7 +105,7 @@ class TenantReconcilerTest {
     f.edit("acme", t -> t.getSpec().setState(TenantState.Frozen));
 
     f.sync("acme");
-    assertThat(f.writes.take()).containsExactly("apply StatefulSet tenant-acme/db-main",
+    assertThat(f.writes.take()).containsExactly("apply Namespace tenant-acme", "apply StatefulSet tenant-acme/db-main",
         "apply Deployment tenant-acme/app-web", "delete PodDisruptionBudget tenant-acme/app-web", "status acme Progressing",
         "event acme Normal StateChanged", "event acme Normal Progressing");
     assertThat(f.cluster.get(StatefulSet.class, "tenant-acme", "db-main").getSpec().getReplicas()).isZero();
@@ -127,7 +128,9 @@ class TenantReconcilerTest {
         "delete Service tenant-acme/db-main", "delete PodDisruptionBudget tenant-acme/db-main",
         "delete StatefulSet tenant-acme/db-main", "delete Service tenant-acme/app-web",
         "delete PodDisruptionBudget tenant-acme/app-web", "delete Deployment tenant-acme/app-web");
-    assertThat(writes).filteredOn(w -> w.startsWith("apply") || w.startsWith("create")).isEmpty();
+    assertThat(writes).as("only the namespace's state label changes").filteredOn(w -> w.startsWith("apply") || w.startsWith("create"))
+        .containsExactly("apply Namespace tenant-acme");
+    assertThat(f.cluster.get(Namespace.class, null, "tenant-acme").getMetadata().getLabels()).containsEntry("tenantry.io/state", "Archived");
     assertThat(f.cluster.tenant("acme").getStatus().getPhase()).isEqualTo(TenantPhase.Archived);
     assertThat(f.cluster.ownedBy("acme")).extracting(o -> o.getKind()).contains("Namespace", "Secret")
         .doesNotContain("Deployment", "StatefulSet");

@@ -1,0 +1,262 @@
+package io.tenantry.controller.operator;
+
+import static io.tenantry.controller.operator.OperatorHarness.awaitPhase;
+import static io.tenantry.controller.operator.OperatorHarness.tenant;
+import static io.tenantry.controller.operator.OperatorHarness.uniqueName;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.ContainerPortBuilder;
+import io.fabric8.kubernetes.api.model.EndpointsBuilder;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReview;
+import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReviewBuilder;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.tenantry.api.v1alpha1.Tenant;
+import io.tenantry.api.v1alpha1.TenantPhase;
+import io.tenantry.api.v1alpha1.TenantState;
+import io.tenantry.controller.config.OperatorConfig;
+import io.tenantry.controller.resources.DatabaseModel;
+import io.tenantry.secretstore.Scope;
+import io.tenantry.testsupport.TestCluster;
+import io.tenantry.testsupport.WithCluster;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+
+/**
+ * A hostile tenant, acting through impersonation as one tenant's admin, operator and viewer, with
+ * the shipped policies installed: each attack is refused (with the message that says why) or has
+ * no effect on any other tenant, and each test asserts both where both apply.
+ */
+@WithCluster(workloads = true)
+class HostileTenantIT {
+
+  private static final Duration CONVERGE = Duration.ofSeconds(90);
+  private static OperatorHarness harness;
+  private static KubernetesClient client;
+  private static TestCluster cluster;
+  private static String acme;
+  private static String globex;
+  private static KubernetesClient admin;
+  private static KubernetesClient operator;
+  private static KubernetesClient viewer;
+
+  @BeforeAll
+  static void start(TestCluster testCluster, KubernetesClient kubernetesClient) throws Exception {
+    cluster = testCluster;
+    client = kubernetesClient;
+    harness = new OperatorHarness(cluster, OperatorConfig.defaults());
+    OperatorHarness.installAdmissionPolicy(client);
+    acme = uniqueName("acme");
+    globex = uniqueName("globex");
+    client.resources(Tenant.class).resource(tenant(acme, 1, true)).create();
+    client.resources(Tenant.class).resource(tenant(globex, 1, true)).create();
+    awaitPhase(client, acme, TenantPhase.Ready, CONVERGE);
+    awaitPhase(client, globex, TenantPhase.Ready, CONVERGE);
+    admin = as("mallory", "tenantry:" + acme + ":admin");
+    operator = as("oscar", "tenantry:" + acme + ":operator");
+    viewer = as("victor", "tenantry:" + acme + ":viewer");
+    // The policies are enforced a moment after they are created: wait until the first one bites.
+    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).until(() -> refused(() ->
+        admin.secrets().inNamespace(ns(acme)).resource(planted("probe")).create()));
+  }
+
+  @AfterAll
+  static void stop() {
+    admin.close();
+    operator.close();
+    viewer.close();
+    harness.close();
+  }
+
+  private static KubernetesClient as(String user, String group) {
+    return new KubernetesClientBuilder().withConfig(new ConfigBuilder(cluster.config())
+        .withImpersonateUsername(user).withImpersonateGroups(group).build()).build();
+  }
+
+  private static String ns(String tenant) {
+    return "tenant-" + tenant;
+  }
+
+  private static boolean refused(Executable attempt) {
+    try {
+      attempt.execute();
+      return false;
+    } catch (KubernetesClientException e) {
+      return e.getCode() == 403 || e.getCode() == 422;
+    } catch (Throwable e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** A Secret dressed as a template of the operator's. */
+  private static Secret planted(String name) {
+    return new SecretBuilder().withNewMetadata().withName(name).withNamespace(ns(acme))
+        .addToLabels("app.kubernetes.io/managed-by", "tenantry").addToLabels("tenantry.io/template", "true").endMetadata()
+        .addToStringData("password", "from-mallory").build();
+  }
+
+  private static boolean allowed(KubernetesClient as, String namespace, String verb, String group, String resource,
+      String subresource) {
+    SelfSubjectAccessReview review = new SelfSubjectAccessReviewBuilder().withNewSpec().withNewResourceAttributes()
+        .withNamespace(namespace).withVerb(verb).withGroup(group).withResource(resource).withSubresource(subresource)
+        .endResourceAttributes().endSpec().build();
+    return as.authorization().v1().selfSubjectAccessReview().create(review).getStatus().getAllowed();
+  }
+
+  @Test
+  void aSecretDressedAsATemplateIsRefusedAndEvenPlantedByAnAdminReachesNoOtherTenant() {
+    assertThatThrownBy(() -> admin.secrets().inNamespace(ns(acme)).resource(planted("smtp")).create())
+        .hasMessageContaining("the labels tenantry.io/* and app.kubernetes.io/managed-by are set by the Tenantry operator only:"
+            + " mallory may not set, change or remove them on Secret smtp");
+
+    // A cluster administrator is not stopped by the policy: the operator still takes templates from
+    // the template namespace only. A real template pushed afterwards reaches globex; the planted one never does.
+    client.secrets().inNamespace(ns(acme)).resource(planted("smtp")).create();
+    harness.store.put(Scope.template(), "real-" + acme, Map.of("key", "value".getBytes(StandardCharsets.UTF_8)));
+    harness.parts.templates().refresh();
+    await().atMost(CONVERGE).until(() -> client.secrets().inNamespace(ns(globex)).withName("real-" + acme).get() != null);
+    assertThat(client.secrets().inNamespace(ns(globex)).withName("smtp").get()).isNull();
+    assertThat(client.secrets().inNamespace(ns(acme)).withName("real-" + acme).get()).isNotNull();
+  }
+
+  @Test
+  void theOperatorsLabelsCannotBeRemovedToHideAnObjectFromIt() {
+    assertThatThrownBy(() -> admin.apps().deployments().inNamespace(ns(acme)).withName("app-web")
+        .edit(d -> { d.getMetadata().getLabels().remove("app.kubernetes.io/managed-by"); return d; }))
+        .hasMessageContaining("may not set, change or remove them on Deployment app-web");
+    Deployment web = client.apps().deployments().inNamespace(ns(acme)).withName("app-web").get();
+    assertThat(web.getMetadata().getLabels()).containsEntry("app.kubernetes.io/managed-by", "tenantry");
+  }
+
+  @Test
+  void servicesCannotBypassTheEdge() {
+    Service loadBalancer = new ServiceBuilder().withNewMetadata().withName("lb").endMetadata()
+        .withNewSpec().withType("LoadBalancer").addNewPort().withPort(80).endPort().endSpec().build();
+    assertThatThrownBy(() -> admin.services().inNamespace(ns(acme)).resource(loadBalancer).create())
+        .hasMessageContaining("exceeded quota").hasMessageContaining("services.loadbalancers");
+    Service nodePort = new ServiceBuilder(loadBalancer).editMetadata().withName("np").endMetadata()
+        .editSpec().withType("NodePort").endSpec().build();
+    assertThatThrownBy(() -> admin.services().inNamespace(ns(acme)).resource(nodePort).create())
+        .hasMessageContaining("exceeded quota").hasMessageContaining("services.nodeports");
+    Service external = new ServiceBuilder(loadBalancer).editMetadata().withName("ext").endMetadata()
+        .editSpec().withType("ClusterIP").withExternalIPs("203.0.113.7").endSpec().build();
+    assertThatThrownBy(() -> admin.services().inNamespace(ns(acme)).resource(external).create())
+        .hasMessageContaining("spec.externalIPs is refused in tenant namespaces");
+    assertThat(client.services().inNamespace(ns(acme)).list().getItems()).extracting(s -> s.getMetadata().getName())
+        .doesNotContain("lb", "np", "ext");
+
+    // Hand-made endpoints could forward a Service's traffic into another tenant: no level writes them.
+    assertThatThrownBy(() -> admin.endpoints().inNamespace(ns(acme)).resource(new EndpointsBuilder().withNewMetadata()
+        .withName("app-web-elsewhere").endMetadata().build()).create()).hasMessageContaining("forbidden");
+    assertThatThrownBy(() -> admin.discovery().v1().endpointSlices().inNamespace(ns(acme)).resource(new EndpointSliceBuilder()
+        .withNewMetadata().withName("slice").endMetadata().withAddressType("IPv4").build()).create())
+        .hasMessageContaining("forbidden");
+    assertThat(allowed(operator, ns(acme), "create", "", "endpoints", null)).isFalse();
+  }
+
+  @Test
+  void noLevelFakesReadinessAndOnlyTheAdminExecsIntoPods() {
+    Pod pod = client.pods().inNamespace(ns(acme)).list().getItems().get(0);
+    assertThatThrownBy(() -> admin.pods().inNamespace(ns(acme)).resource(pod).updateStatus()).hasMessageContaining("forbidden");
+    assertThat(allowed(operator, ns(acme), "update", "", "pods", "status")).isFalse();
+    // Exec reads every Secret a pod mounts: the admin may read those anyway, the operator level may not.
+    assertThat(allowed(admin, ns(acme), "create", "", "pods", "exec")).isTrue();
+    assertThat(allowed(operator, ns(acme), "create", "", "pods", "exec")).isFalse();
+    assertThat(allowed(operator, ns(acme), "get", "", "secrets", null)).isFalse();
+    assertThat(allowed(viewer, ns(acme), "get", "", "secrets", null)).isFalse();
+  }
+
+  @Test
+  void theMultiTenancyBenchmarksBehaviouralChecksHold() {
+    Map<String, Pod> refusedPods = Map.of(
+        "privileged", pod("privileged", p -> p.getContainers().get(0).setSecurityContext(
+            new SecurityContextBuilder().withPrivileged(true).build())),
+        "host network", pod("hostnet", p -> p.setHostNetwork(true)),
+        "host PID", pod("hostpid", p -> p.setHostPID(true)),
+        "host port", pod("hostport", p -> p.getContainers().get(0).getPorts().add(
+            new ContainerPortBuilder().withContainerPort(80).withHostPort(80).build())),
+        "added capability", pod("netadmin", p -> p.getContainers().get(0).setSecurityContext(
+            new SecurityContextBuilder().withNewCapabilities().addToAdd("NET_ADMIN").endCapabilities().build())));
+    refusedPods.forEach((what, pod) -> assertThatThrownBy(() -> admin.pods().inNamespace(ns(acme)).resource(pod).create())
+        .as(what).hasMessageContaining("violates PodSecurity \"restricted:latest\""));
+
+    assertThatThrownBy(() -> admin.resourceQuotas().inNamespace(ns(acme)).withName("tenant-quota")
+        .edit(q -> { q.getSpec().getHard().remove("pods"); return q; })).hasMessageContaining("forbidden");
+    assertThatThrownBy(() -> admin.network().v1().networkPolicies().inNamespace(ns(acme)).withName("default-deny").delete())
+        .hasMessageContaining("forbidden");
+    assertThatThrownBy(() -> admin.secrets().inNamespace(ns(globex)).list()).hasMessageContaining("forbidden");
+    assertThatThrownBy(() -> admin.pods().inNamespace(ns(globex)).list()).hasMessageContaining("forbidden");
+    assertThatThrownBy(() -> admin.resources(Tenant.class).withName(globex).get()).hasMessageContaining("forbidden");
+  }
+
+  private static Pod pod(String name, Consumer<PodSpec> change) {
+    Pod pod = new PodBuilder().withNewMetadata().withName(name).endMetadata().withNewSpec()
+        .addNewContainer().withName("c").withImage("registry.example.com/tool:1").endContainer().endSpec().build();
+    change.accept(pod.getSpec());
+    return pod;
+  }
+
+  @Test
+  void forgedDatabaseCredentialsArePutBackFromTheStore() {
+    String original = DatabaseModel.password(client.secrets().inNamespace(ns(acme)).withName("db-main-credentials").get());
+    admin.secrets().inNamespace(ns(acme)).withName("db-main-credentials").edit(s -> {
+      s.getData().put("password", Base64.getEncoder().encodeToString("chosen-by-mallory".getBytes(StandardCharsets.UTF_8)));
+      return s;
+    });
+    await().atMost(CONVERGE).pollInterval(Duration.ofMillis(200)).until(() -> original.equals(
+        DatabaseModel.password(client.secrets().inNamespace(ns(acme)).withName("db-main-credentials").get())));
+  }
+
+  @Test
+  void aNamespaceSomeoneElseMadeIsNeverTakenOverNorDeleted() {
+    String squatter = uniqueName("squat");
+    client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns(squatter)).endMetadata().build()).create();
+    client.configMaps().inNamespace(ns(squatter)).resource(new ConfigMapBuilder().withNewMetadata().withName("theirs")
+        .endMetadata().addToData("k", "v").build()).create();
+    client.resources(Tenant.class).resource(tenant(squatter, 1, false)).create();
+
+    Tenant degraded = awaitPhase(client, squatter, TenantPhase.Degraded, CONVERGE);
+    assertThat(degraded.getStatus().getConditions().get(0).getReason()).isEqualTo("NamespaceTaken");
+    assertThat(degraded.getStatus().getConditions().get(0).getMessage())
+        .contains("namespace " + ns(squatter) + " exists and was not made by Tenantry");
+    assertThat(client.namespaces().withName(ns(squatter)).get().getMetadata().getLabels()).doesNotContainKey("tenantry.io/tenant");
+
+    OperatorHarness.setState(client, squatter, TenantState.Frozen);
+    OperatorHarness.setState(client, squatter, TenantState.Purged);
+    awaitPhase(client, squatter, TenantPhase.Purged, CONVERGE);
+    assertThat(client.namespaces().withName(ns(squatter)).get().getMetadata().getDeletionTimestamp()).isNull();
+    assertThat(client.configMaps().inNamespace(ns(squatter)).withName("theirs").get()).isNotNull();
+    client.namespaces().withName(ns(squatter)).delete();
+  }
+
+  @Test
+  void aTenantNamespaceCannotBeDeletedWhileItsTenantIsNotPurged() {
+    assertThatThrownBy(() -> client.namespaces().withName(ns(acme)).delete())
+        .hasMessageContaining("namespace " + ns(acme) + " holds the data of tenant " + acme
+            + " and cannot be deleted while the tenant is not Purged");
+    assertThat(client.namespaces().withName(ns(acme)).get().getMetadata().getDeletionTimestamp()).isNull();
+  }
+}
