@@ -77,6 +77,20 @@ class TenantSecretsTest {
   }
 
   @Test
+  void afterARestartTheCopyInTheNamespaceIsCheckedAgainstTheStoreOnceThenTrusted() {
+    TenantContext ctx = acme();
+    DatabaseCredentials credentials = secrets.resolve(ctx).credentials().get("main");
+    cluster.putOwned(DatabaseModel.credentials(ctx, ctx.tenant().getSpec().getDatabases().get(0), credentials));
+    TenantSecrets restarted = new TenantSecrets(store, cluster);
+    int calls = store.calls();
+
+    assertThat(restarted.resolve(ctx).credentials().get("main").password()).isEqualTo(credentials.password());
+    assertThat(store.calls()).as("one read to verify the copy").isEqualTo(calls + 1);
+    restarted.resolve(ctx);
+    assertThat(store.calls()).isEqualTo(calls + 1);
+  }
+
+  @Test
   void credentialsAnotherWriterStoredFirstAreTheTenants() {
     store.put(Scope.tenant("acme"), "db-main-credentials", Map.of("username", "tenant".getBytes(StandardCharsets.UTF_8),
         "password", "stored-by-another-replica".getBytes(StandardCharsets.UTF_8)));
