@@ -34,7 +34,7 @@ kubectl=("${TENANTRY_CACHE:-$HOME/.cache/tenantry}/k8s/${KUBERNETES_VERSION}-lin
 mkdir -p target
 local_dir="${TENANTRY_CACHE:-$HOME/.cache/tenantry}/local"
 mkdir -p "$local_dir"
-datastore_port=8081
+datastore_port=8482  # not 8081: the operator's probe port
 log "starting the Cloud Datastore emulator on localhost:$datastore_port (logs: target/datastore-emulator.log)"
 emulator="$(gcloud info --format='value(installation.sdk_root)')/platform/cloud-datastore-emulator/cloud_datastore_emulator"
 (cd target && exec "$emulator" start --host=localhost --port=$datastore_port --store_on_disk=false \
@@ -54,6 +54,12 @@ allocation:
   tokenFile: $local_dir/allocation-token
 YAML
 
+# The secret store the operator reads: the default one, ~/.local/share/tenantry/secret-store, which
+# the secrets CLI also uses by default. The operator never creates a store or a keyset (a missing one
+# fails its start), so it is made here the first time; init leaves an existing store as it is.
+log "making the secret store if there is none (tools/tenantry-secrets.sh init)"
+bash tools/tenantry-secrets.sh init >&2
+
 log "starting the operator (logs: target/operator.log)"
 DATASTORE_EMULATOR_HOST=localhost:$datastore_port \
   java -cp "controller/target/classes:$(cat controller/target/runtime.classpath)" io.tenantry.controller.operator.Main \
@@ -69,7 +75,7 @@ log "waiting for the example tenant acme to become Ready"
 cat <<MSG
 
 The local cluster "$name" is up (Kubernetes v$KUBERNETES_VERSION, simulated nodes) and the operator
-is running (health and metrics on http://localhost:8080/healthz, /readyz, /metrics).
+is running (health and metrics on http://localhost:8081/healthz, /readyz, /metrics; the allocation API on 8080).
 In another terminal:
 
   export KUBECONFIG=$kubeconfig

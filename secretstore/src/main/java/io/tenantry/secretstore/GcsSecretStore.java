@@ -46,6 +46,8 @@ import org.slf4j.LoggerFactory;
  *       others get {@link SecretConflictException}; being conditional, the client may also retry
  *       them safely after a timeout without overwriting a newer write.
  *   <li>Reads fetch the exact generation whose metadata they read, so version and data always match.
+ *   <li>A missing bucket is an error ({@link StoreUnavailableException}, "no such bucket"), never a
+ *       store without secrets: listing fails, and so does a read or delete that finds no object.
  *   <li>{@link #list} needs each secret's content hash, which is not stored in clear: it decrypts
  *       each generation once and remembers its hash in memory (generations are immutable), so a
  *       steady-state listing costs one Cloud Storage call and no KMS call.
@@ -102,6 +104,7 @@ public final class GcsSecretStore implements SecretStore {
     for (int attempt = 1; attempt <= READ_ATTEMPTS; attempt++) {
       Blob blob = call("read " + path, () -> storage.get(BlobId.of(bucket, path)));
       if (blob == null) {
+        requireBucket("read " + path);
         return Optional.empty();
       }
       Optional<byte[]> bytes = readGeneration(path, blob.getGeneration());
@@ -180,6 +183,8 @@ public final class GcsSecretStore implements SecretStore {
     hashes.remove(path);
     if (deleted) {
       log.debug("Deleted {} from {}", path, location());
+    } else {
+      requireBucket("delete " + path);
     }
     return deleted;
   }
@@ -301,6 +306,16 @@ public final class GcsSecretStore implements SecretStore {
     }
     return new StoreUnavailableException("Cloud KMS unavailable (" + status + ") for key " + kmsKeyName
         + ": cannot " + operation + " " + path, e);
+  }
+
+  /**
+   * Fails unless the bucket exists. Cloud Storage answers a read or delete of an object in a missing
+   * bucket as of a missing object, but a missing bucket is not a store without secrets. A listing
+   * of one object tells (it needs only the object permissions the store needs anyway); called only
+   * when an object was not found, which is rare.
+   */
+  private void requireBucket(String action) {
+    call(action, () -> storage.list(bucket, BlobListOption.pageSize(1)));
   }
 
   private <T> T call(String action, Supplier<T> request) {

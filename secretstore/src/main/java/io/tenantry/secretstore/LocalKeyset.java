@@ -26,7 +26,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>To use an existing keyset, give its file to {@link #load}; one can be made with Tink's
  * {@code tinkey create-keyset --key-template AES256_GCM --out-format json --out keyset.json}.
- * {@link #loadOrCreate} makes an AES256_GCM keyset on first use instead.
+ * {@link #loadOrCreate} makes an AES256_GCM keyset when there is none: only for a new store
+ * ({@link LocalSecretStore#init}), never when opening one, since a new key over existing secrets
+ * reads none of them.
  */
 public final class LocalKeyset {
 

@@ -4,6 +4,7 @@ import com.google.crypto.tink.Aead;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -38,12 +39,23 @@ import org.slf4j.LoggerFactory;
  *       compare-and-swaps. Reads take no lock.
  *   <li>{@link #list} reads and decrypts each file of the scope: local decryption is cheap, and so
  *       a corrupt file is reported by listing too.
+ *   <li>A store exists only once it has been made, by {@link #init}: its directory then holds the
+ *       marker file {@value #MARKER}. Every operation refuses a directory that is missing, or that
+ *       holds neither the marker nor any secret (an unmounted volume, a mistyped path), with
+ *       {@link StoreUnavailableException} naming it: such a directory is never read as a store
+ *       without secrets, since a caller would then delete what it mirrors from the store.
+ *       {@link #open} never creates anything, neither the directory nor a keyset.
  * </ul>
  */
 public final class LocalSecretStore implements SecretStore {
 
   private static final Logger log = LoggerFactory.getLogger(LocalSecretStore.class);
   private static final int VERSION_HEX_DIGITS = 16;
+  /** The file in a store's directory that says a store was made there ({@link #init}). */
+  public static final String MARKER = ".tenantry-secret-store";
+  private static final String TENANTS = "tenants";
+  private static final String MARKER_TEXT = "A Tenantry secret store (tenantry-secrets init). Its secrets are under"
+      + " template/ and tenants/, encrypted; do not edit.\n";
 
   private final Path root;
   private final Aead aead;
@@ -56,17 +68,62 @@ public final class LocalSecretStore implements SecretStore {
   }
 
   /**
-   * A store in {@code root} under the keyset in {@code keysetFile}, created on first use
-   * ({@link LocalKeyset#loadOrCreate}). Keep the keyset file outside {@code root}.
+   * The existing store in {@code root}, under the keyset in {@code keysetFile}. Creates nothing: a
+   * store is made by {@link #init}.
+   *
+   * @throws StoreUnavailableException if {@code root} is missing, or holds neither a store's marker
+   *     nor any secret
+   * @throws KeyUnavailableException if the keyset file is missing or unusable
    */
   public static LocalSecretStore open(Path root, Path keysetFile) {
-    return new LocalSecretStore(root, LocalKeyset.loadOrCreate(keysetFile));
+    Path dir = root.toAbsolutePath().normalize();
+    requireStore(dir);
+    if (!Files.exists(keysetFile)) {
+      throw new KeyUnavailableException("keyset file " + keysetFile + " of secret store " + dir + " does not exist:"
+          + " give the keyset the store was created with (opening a store never creates a keyset)", null);
+    }
+    return new LocalSecretStore(dir, LocalKeyset.load(keysetFile));
+  }
+
+  /**
+   * Makes a new, empty store in {@code root} (creating the directory, owner-only, if missing) under
+   * the keyset in {@code keysetFile}, which is created (AES256_GCM, mode 0600) if missing and used
+   * as it is otherwise; then writes the store's marker. Keep the keyset file outside {@code root}
+   * where possible, and a copy of it somewhere safe: without it the store cannot be read.
+   *
+   * @throws SecretConflictException if {@code root} already holds a store (its marker or secrets):
+   *     {@link #open} it instead; nothing is changed
+   */
+  public static LocalSecretStore init(Path root, Path keysetFile) {
+    Path dir = root.toAbsolutePath().normalize();
+    if (holdsStore(dir)) {
+      throw new SecretConflictException(dir.toString(), "secret store " + dir + " already exists (it holds "
+          + (Files.exists(dir.resolve(MARKER)) ? "the marker " + MARKER : "secrets") + "): open it instead", null);
+    }
+    try {
+      DurableFiles.createPrivateDirectories(dir);
+    } catch (IOException e) {
+      throw new StoreUnavailableException("cannot create secret store directory " + dir + ": " + e, e);
+    }
+    Aead aead = LocalKeyset.loadOrCreate(keysetFile);
+    try {
+      DurableFiles.replaceAtomically(dir.resolve(MARKER), MARKER_TEXT.getBytes(StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new StoreUnavailableException("cannot write " + dir.resolve(MARKER) + ": " + e, e);
+    }
+    log.info("Initialized an empty secret store in {} with keyset {}", dir, keysetFile);
+    return new LocalSecretStore(dir, aead);
   }
 
   @Override
   public Optional<StoredSecret> get(Scope scope, String name) {
     String path = SecretFormat.path(scope, name);
-    return readFile(path).map(file -> decrypt(scope, name, path, file));
+    Optional<StoredSecret> secret = readFile(path).map(file -> decrypt(scope, name, path, file));
+    if (secret.isEmpty()) {
+      // Absent from a missing or unmounted store is not "absent".
+      requireStore(root);
+    }
+    return secret;
   }
 
   @Override
@@ -80,6 +137,8 @@ public final class LocalSecretStore implements SecretStore {
           .sorted(Comparator.naturalOrder())
           .forEach(names::add);
     } catch (NoSuchFileException e) {
+      // An existing scope directory is a store's; a missing one is empty only in a store that exists.
+      requireStore(root);
       return List.of();
     } catch (IOException e) {
       throw unavailable("cannot list " + dir, e);
@@ -236,7 +295,7 @@ public final class LocalSecretStore implements SecretStore {
   private <T> T withWriteLock(String action, LockedAction<T> body) {
     writeLock.lock();
     try {
-      DurableFiles.createPrivateDirectories(root);
+      requireStore(root);
       try (FileChannel lockFile = FileChannel.open(root.resolve(".lock"), StandardOpenOption.CREATE,
           StandardOpenOption.WRITE);
            FileLock ignored = lockFile.lock()) {
@@ -247,6 +306,26 @@ public final class LocalSecretStore implements SecretStore {
     } finally {
       writeLock.unlock();
     }
+  }
+
+  /** Refuses a directory that is missing, or holds neither a store's marker nor a store's secrets. */
+  private static void requireStore(Path dir) {
+    if (!Files.isDirectory(dir)) {
+      throw new StoreUnavailableException("local secret store " + dir + " does not exist"
+          + (Files.exists(dir) ? " (not a directory)" : "") + ": a missing store is not read as an empty one;"
+          + " check the store's location, or create a new store with 'tenantry-secrets init'", null);
+    }
+    if (!holdsStore(dir)) {
+      throw new StoreUnavailableException("local secret store " + dir + " is not a secret store: it holds neither"
+          + " the marker " + MARKER + " nor any secret (an empty or unmounted directory is not read as an empty"
+          + " store); check the store's location, or create a new store there with 'tenantry-secrets init'", null);
+    }
+  }
+
+  /** Whether {@code dir} holds a store: its marker, or (stores made before the marker) its secrets' folders. */
+  private static boolean holdsStore(Path dir) {
+    return Files.exists(dir.resolve(MARKER)) || Files.isDirectory(dir.resolve(Scope.template().path()))
+        || Files.isDirectory(dir.resolve(TENANTS));
   }
 
   private StoreUnavailableException unavailable(String message, IOException e) {

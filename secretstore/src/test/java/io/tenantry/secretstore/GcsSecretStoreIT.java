@@ -278,6 +278,16 @@ class GcsSecretStoreIT {
     assertThatThrownBy(() -> noBucket.put(tenant, "db", TestData.credentials()))
         .isInstanceOf(StoreUnavailableException.class)
         .hasMessage("secret store bucket no-such-bucket no such bucket (HTTP 404): cannot write " + tenant.path() + "/db");
+    // Not a store without secrets: reading, listing and deleting fail the same way.
+    assertThatThrownBy(() -> noBucket.get(tenant, "db"))
+        .isInstanceOf(StoreUnavailableException.class)
+        .hasMessage("secret store bucket no-such-bucket no such bucket (HTTP 404): cannot read " + tenant.path() + "/db");
+    assertThatThrownBy(() -> noBucket.list(Scope.template()))
+        .isInstanceOf(StoreUnavailableException.class)
+        .hasMessage("secret store bucket no-such-bucket no such bucket (HTTP 404): cannot list template/");
+    assertThatThrownBy(() -> noBucket.delete(tenant, "db"))
+        .isInstanceOf(StoreUnavailableException.class)
+        .hasMessage("secret store bucket no-such-bucket no such bucket (HTTP 404): cannot delete " + tenant.path() + "/db");
   }
 
   @Test

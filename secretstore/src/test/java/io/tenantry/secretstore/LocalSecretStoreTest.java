@@ -39,7 +39,7 @@ class LocalSecretStoreTest {
   void openStore() {
     root = tmp.resolve("store");
     keyset = tmp.resolve("keys/keyset.json");
-    store = LocalSecretStore.open(root, keyset);
+    store = LocalSecretStore.init(root, keyset);
   }
 
   @AfterEach
@@ -226,7 +226,7 @@ class LocalSecretStoreTest {
   @Test
   void anotherKeysetIsRefused() {
     store.put(ACME, "db", TestData.credentials());
-    LocalSecretStore otherKey = LocalSecretStore.open(root, tmp.resolve("other-keyset.json"));
+    LocalSecretStore otherKey = new LocalSecretStore(root, LocalKeyset.loadOrCreate(tmp.resolve("other-keyset.json")));
     assertThatThrownBy(() -> otherKey.get(ACME, "db"))
         .isInstanceOf(CorruptSecretException.class)
         .hasMessage("cannot decrypt tenants/acme/db: wrong key, tampered ciphertext, or copied from another path");
@@ -242,7 +242,8 @@ class LocalSecretStoreTest {
         .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.field()).isEqualTo("name"));
     assertThatThrownBy(() -> store.list(Scope.tenant("Acme")))
         .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.field()).isEqualTo("tenant"));
-    assertThat(root).doesNotExist();
+    assertThat(root.resolve("template")).doesNotExist();
+    assertThat(root.resolve("tenants")).doesNotExist();
   }
 
   @Test
@@ -299,6 +300,125 @@ class LocalSecretStoreTest {
     }
     assertThat(winners).hasSize(1);
     assertThat(store.get(ACME, "db").orElseThrow().version()).isEqualTo(winners.get(0));
+  }
+
+  @Test
+  void initMakesAnEmptyStoreThatOpenReadsBack() throws Exception {
+    Path fresh = tmp.resolve("fresh/store");
+    Path freshKeyset = tmp.resolve("fresh-keys/keyset.json");
+
+    LocalSecretStore made = LocalSecretStore.init(fresh, freshKeyset);
+
+    assertThat(fresh.resolve(LocalSecretStore.MARKER)).isRegularFile();
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(fresh))).isEqualTo("rwx------");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(freshKeyset))).isEqualTo("rw-------");
+    assertThat(made.list(Scope.template())).isEmpty();
+    assertThat(made.get(ACME, "db")).isEmpty();
+    String version = made.put(ACME, "db", TestData.credentials());
+
+    LocalSecretStore opened = LocalSecretStore.open(fresh, freshKeyset);
+    assertThat(opened.get(ACME, "db").orElseThrow().version()).isEqualTo(version);
+    assertThat(opened.get(ACME, "db").orElseThrow().data().get("password")).isEqualTo(TestData.PASSWORD.getBytes(UTF_8));
+    assertThat(opened.list(Scope.template())).isEmpty();
+  }
+
+  @Test
+  void initUsesAKeysetThatExistsAndRefusesAStoreThatExists() throws Exception {
+    Path given = tmp.resolve("given-keyset.json");
+    LocalKeyset.loadOrCreate(given);
+    byte[] keysetBytes = Files.readAllBytes(given);
+    Path other = tmp.resolve("other-store");
+
+    LocalSecretStore.init(other, given).put(ACME, "db", TestData.credentials());
+
+    assertThat(Files.readAllBytes(given)).as("the given keyset is used as it is").isEqualTo(keysetBytes);
+    assertThat(new LocalSecretStore(other, LocalKeyset.load(given)).get(ACME, "db")).isPresent();
+    byte[] ownKeyset = Files.readAllBytes(keyset);
+    assertThatThrownBy(() -> LocalSecretStore.init(root, keyset))
+        .isInstanceOf(SecretConflictException.class)
+        .hasMessage("secret store " + root + " already exists (it holds the marker " + LocalSecretStore.MARKER
+            + "): open it instead");
+    assertThat(Files.readAllBytes(keyset)).isEqualTo(ownKeyset);
+  }
+
+  @Test
+  void openRefusesAMissingRootAndCreatesNothing() {
+    Path missing = tmp.resolve("no-such-store");
+    Path missingKeyset = tmp.resolve("no-such-keyset.json");
+
+    assertThatThrownBy(() -> LocalSecretStore.open(missing, missingKeyset))
+        .isInstanceOf(StoreUnavailableException.class)
+        .hasMessage("local secret store " + missing + " does not exist: a missing store is not read as an empty one;"
+            + " check the store's location, or create a new store with 'tenantry-secrets init'");
+    assertThat(missing).doesNotExist();
+    assertThat(missingKeyset).doesNotExist();
+  }
+
+  @Test
+  void openRefusesAMissingKeysetAndCreatesNone() {
+    store.put(ACME, "db", TestData.credentials());
+    Path missingKeyset = tmp.resolve("keys/mistyped.json");
+
+    assertThatThrownBy(() -> LocalSecretStore.open(root, missingKeyset))
+        .isInstanceOf(KeyUnavailableException.class)
+        .hasMessageStartingWith("keyset file " + missingKeyset + " of secret store " + root + " does not exist");
+    assertThat(missingKeyset).doesNotExist();
+    assertThat(LocalSecretStore.open(root, keyset).get(ACME, "db")).isPresent();
+  }
+
+  @Test
+  void aRootThatDisappearsIsRefusedNotReadAsEmpty() throws Exception {
+    store.put(Scope.template(), "registry", TestData.credentials());
+    store.put(ACME, "db", TestData.credentials());
+    // As an unmounted volume or a moved directory would leave it.
+    Path moved = Files.move(root, tmp.resolve("moved-away"));
+
+    String refused = "local secret store " + root + " does not exist";
+    assertThatThrownBy(() -> store.list(Scope.template())).isInstanceOf(StoreUnavailableException.class)
+        .hasMessageStartingWith(refused);
+    assertThatThrownBy(() -> store.get(Scope.template(), "registry")).isInstanceOf(StoreUnavailableException.class)
+        .hasMessageStartingWith(refused);
+    assertThatThrownBy(() -> store.delete(ACME, "db")).isInstanceOf(StoreUnavailableException.class)
+        .hasMessageStartingWith(refused);
+    assertThatThrownBy(() -> store.deleteScope(ACME)).isInstanceOf(StoreUnavailableException.class)
+        .hasMessageStartingWith(refused);
+    assertThatThrownBy(() -> store.put(ACME, "db", TestData.credentials("new")))
+        .isInstanceOf(StoreUnavailableException.class).hasMessageStartingWith(refused);
+    assertThat(root).as("nothing re-creates the store").doesNotExist();
+
+    Files.move(moved, root);
+    assertThat(store.list(Scope.template())).extracting(SecretMetadata::name).containsExactly("registry");
+    assertThat(store.get(ACME, "db").orElseThrow().data().get("password")).isEqualTo(TestData.PASSWORD.getBytes(UTF_8));
+  }
+
+  @Test
+  void anEmptyDirectoryIsNotAnEmptyStore() throws Exception {
+    Path empty = Files.createDirectories(tmp.resolve("mount-point"));
+    LocalSecretStore onEmpty = new LocalSecretStore(empty, LocalKeyset.load(keyset));
+
+    String refused = "local secret store " + empty + " is not a secret store: it holds neither the marker "
+        + LocalSecretStore.MARKER + " nor any secret";
+    assertThatThrownBy(() -> LocalSecretStore.open(empty, keyset)).isInstanceOf(StoreUnavailableException.class)
+        .hasMessageStartingWith(refused);
+    assertThatThrownBy(() -> onEmpty.list(Scope.template())).isInstanceOf(StoreUnavailableException.class)
+        .hasMessageStartingWith(refused);
+    assertThatThrownBy(() -> onEmpty.get(ACME, "db")).isInstanceOf(StoreUnavailableException.class)
+        .hasMessageStartingWith(refused);
+    assertThatThrownBy(() -> onEmpty.put(ACME, "db", TestData.credentials()))
+        .isInstanceOf(StoreUnavailableException.class).hasMessageStartingWith(refused);
+    try (var entries = Files.list(empty)) {
+      assertThat(entries).as("nothing written into it").isEmpty();
+    }
+  }
+
+  @Test
+  void aStoreMadeBeforeTheMarkerStillOpens() throws Exception {
+    store.put(Scope.template(), "registry", TestData.credentials());
+    Files.delete(root.resolve(LocalSecretStore.MARKER));
+
+    assertThat(LocalSecretStore.open(root, keyset).list(Scope.template())).extracting(SecretMetadata::name)
+        .containsExactly("registry");
+    assertThat(store.list(ACME)).isEmpty();
   }
 
   private void assertRefused(Scope scope, String name, String path) {

@@ -42,10 +42,20 @@ public record OperatorConfig(
     int workers,
     @JsonPropertyDescription("Seconds between full resyncs of the informer caches (each tenant re-queued).")
     int resyncPeriodSeconds,
-    @JsonPropertyDescription("Port of /healthz, /readyz, /metrics and the allocation API.")
+    @JsonPropertyDescription("Port of the allocation API (POST /v1/allocations), within the http* limits below.")
     int httpPort,
-    @JsonPropertyDescription("Threads answering HTTP requests; an allocation holds one while it waits on Datastore and Kubernetes.")
+    @JsonPropertyDescription("Port of /healthz, /readyz and /metrics, on a listener with threads of its own: no load on httpPort can fail a health check.")
+    int probePort,
+    @JsonPropertyDescription("Requests httpPort handles at once; an allocation holds one while it waits on Datastore and Kubernetes.")
     int httpThreads,
+    @JsonPropertyDescription("Requests on httpPort that may wait for one of the httpThreads; more are answered 503 with Retry-After at once.")
+    int httpQueue,
+    @JsonPropertyDescription("Requests in progress on httpPort (being read, waiting, handled or answered; each holds its connection and a thread); more are answered 503 with Retry-After, or closed. Idle connections do not count (the JDK closes them after 30 s).")
+    int httpMaxConnections,
+    @JsonPropertyDescription("Seconds a client has to send a request (headers and body) from its first byte; a slower one is answered 408, or cut off when it sends nothing more. Also on probePort.")
+    int httpReadTimeoutSeconds,
+    @JsonPropertyDescription("Seconds to write an answer, from its status line; a client that does not read it is cut off. Also on probePort.")
+    int httpWriteTimeoutSeconds,
     @JsonPropertyDescription("Tenants that may have unfinished rollouts at once.")
     int maxConcurrentRollouts,
     @JsonPropertyDescription("Seconds a tenant may take to roll out its workload changes before it is marked Degraded and its slot freed.")
@@ -76,7 +86,12 @@ public record OperatorConfig(
       workers: 4
       resyncPeriodSeconds: 600
       httpPort: 8080
+      probePort: 8081
       httpThreads: 32
+      httpQueue: 64
+      httpMaxConnections: 256
+      httpReadTimeoutSeconds: 10
+      httpWriteTimeoutSeconds: 10
       maxConcurrentRollouts: 10
       rolloutDeadlineSeconds: 600
       appReplicasManagedExternally: false
@@ -84,7 +99,8 @@ public record OperatorConfig(
       leaderElection: {enabled: true, leaseName: tenantry-operator, leaseDurationSeconds: 15, renewDeadlineSeconds: 10,
                        retryPeriodSeconds: 2}
       databaseImages: {postgres: docker.io/library/postgres, mysql: docker.io/library/mysql, redis: docker.io/library/redis}
-      secretStore: {location: "file:${user.home}/.local/share/tenantry/secret-store", templateSyncSeconds: 60}
+      secretStore: {location: "file:${user.home}/.local/share/tenantry/secret-store", templateSyncSeconds: 60,
+                    maxTemplateDeletionShare: 0.5}
       fleet: {datastoreNamespace: tenantry, clusterName: local, kubeconfigs: []}
       allocation: {enabled: false, defaultPool: default, maxRequestBytes: 4096, retryAfterSeconds: 10, clusterRefreshSeconds: 30}
       plans:
@@ -136,12 +152,14 @@ public record OperatorConfig(
   public record SecretStore(
       @JsonPropertyDescription("file:<directory> (the embedded default, with a local Tink keyset) or gs://<bucket> (with a Cloud KMS key).")
       String location,
-      @JsonPropertyDescription("For file: stores, the Tink keyset file; created on first use. Default: <directory>/keyset.json.")
+      @JsonPropertyDescription("For file: stores, the Tink keyset file; never created by the operator (a new store and its keyset: tenantry-secrets init). Default: <directory>/keyset.json.")
       String keysetFile,
       @JsonPropertyDescription("For gs:// stores, the Cloud KMS key: projects/P/locations/L/keyRings/R/cryptoKeys/K.")
       String kmsKeyName,
       @JsonPropertyDescription("Seconds between two refreshes of the template namespace from the store.")
-      int templateSyncSeconds) {
+      int templateSyncSeconds,
+      @JsonPropertyDescription("Largest share (0 to 1) of the template Secrets one refresh may delete; a refresh that would delete more, or every one (the store lists none), deletes nothing and fails, reported in each tenant's SecretsSynced condition.")
+      double maxTemplateDeletionShare) {
   }
 
   /** The fleet records in Cloud Datastore (clusters, placements, allocations); off without a project. */
@@ -285,8 +303,28 @@ public record OperatorConfig(
       errors.add("leaderElection.renewDeadlineSeconds: must be shorter than leaseDurationSeconds");
     }
     validateServices(errors);
+    validateHttp(errors);
     if (!errors.isEmpty()) {
       throw new IllegalArgumentException("invalid operator configuration: " + String.join("; ", errors));
+    }
+  }
+
+  /** The HTTP listeners' ports and limits (httpThreads is checked with the services). */
+  private void validateHttp(List<String> errors) {
+    if (probePort() < 0 || probePort() > 65535 || probePort() != 0 && probePort() == httpPort()) {
+      errors.add("probePort: must be a port (0: any free one) other than httpPort");
+    }
+    if (httpQueue() < 0) {
+      errors.add("httpQueue: must not be negative");
+    }
+    if (httpMaxConnections() < httpThreads()) {
+      errors.add("httpMaxConnections: must be at least httpThreads");
+    }
+    if (httpReadTimeoutSeconds() < 1) {
+      errors.add("httpReadTimeoutSeconds: must be at least 1");
+    }
+    if (httpWriteTimeoutSeconds() < 1) {
+      errors.add("httpWriteTimeoutSeconds: must be at least 1");
     }
   }
 
@@ -300,6 +338,9 @@ public record OperatorConfig(
     }
     if (secretStore().templateSyncSeconds() < 1) {
       errors.add("secretStore.templateSyncSeconds: must be at least 1");
+    }
+    if (!(secretStore().maxTemplateDeletionShare() >= 0 && secretStore().maxTemplateDeletionShare() <= 1)) {
+      errors.add("secretStore.maxTemplateDeletionShare: must be between 0 and 1");
     }
     if (httpThreads() < 1) {
       errors.add("httpThreads: must be at least 1");

@@ -41,6 +41,7 @@ import io.tenantry.controller.server.HttpEndpoints;
 import io.tenantry.secretstore.SecretStore;
 import io.tenantry.secretstore.sync.TemplateSync;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -98,7 +99,10 @@ public final class Operator implements AutoCloseable {
     this.identity = identity;
     this.onLostLeadership = onLostLeadership;
     this.parts = parts;
-    this.http = new HttpEndpoints(config.httpPort(), config.httpThreads(), () -> !closed.get(), this::isReady, parts.registry());
+    this.http = new HttpEndpoints(new InetSocketAddress(config.httpPort()), new InetSocketAddress(config.probePort()),
+        new HttpEndpoints.Limits(config.httpThreads(), config.httpQueue(), config.httpMaxConnections(),
+            Duration.ofSeconds(config.httpReadTimeoutSeconds()), Duration.ofSeconds(config.httpWriteTimeoutSeconds())),
+        () -> !closed.get(), this::isReady, parts.registry());
   }
 
   /**
@@ -118,7 +122,8 @@ public final class Operator implements AutoCloseable {
     Clock clock = Clock.systemUTC();
     RolloutGate gate = new RolloutGate(config.maxConcurrentRollouts(), Duration.ofSeconds(config.rolloutDeadlineSeconds()),
         queue::add, registry, Ticker.system());
-    TemplateDistribution templates = new TemplateDistribution(new TemplateSync(store, client, config.templateNamespace()), cache,
+    TemplateDistribution templates = new TemplateDistribution(new TemplateSync(store, client, config.templateNamespace(),
+        config.secretStore().maxTemplateDeletionShare()), cache,
         () -> cache.tenantNames().forEach(queue::add));
     TenantSecrets secrets = new TenantSecrets(store, cache);
     TenantCleanup cleanup = tenant -> {
@@ -150,7 +155,7 @@ public final class Operator implements AutoCloseable {
 
   public void start() {
     http.start();
-    LOG.info("operator starting {} {} {}", kv("identity", identity), kv("httpPort", http.port()),
+    LOG.info("operator starting {} {} {} {}", kv("identity", identity), kv("httpPort", http.port()), kv("probePort", http.probePort()),
         kv("leaderElection", config.leaderElection().enabled()));
     if (!config.leaderElection().enabled()) {
       lead();
@@ -236,8 +241,14 @@ public final class Operator implements AutoCloseable {
     http.serve(path, handler);
   }
 
+  /** The port of the allocation API (and whatever else {@link #serve} adds). */
   public int httpPort() {
     return http.port();
+  }
+
+  /** The port of /healthz, /readyz and /metrics. */
+  public int probePort() {
+    return http.probePort();
   }
 
   /** Where the operator's metrics are, for other services on its port (the allocation API) to add theirs. */

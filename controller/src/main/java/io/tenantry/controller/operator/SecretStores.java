@@ -10,7 +10,12 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 
-/** Opens the secret store the configuration names. */
+/**
+ * Opens the secret store the configuration names. A local store must exist with its keyset
+ * ({@link LocalSecretStore#open}): the operator never creates a store or a keyset, so a missing
+ * directory or keyset fails the start, naming the file, instead of running on an empty store or a
+ * new key ({@code tenantry-secrets init} makes a store).
+ */
 final class SecretStores {
 
   private SecretStores() {

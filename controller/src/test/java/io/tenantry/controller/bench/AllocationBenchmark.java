@@ -72,14 +72,14 @@ public final class AllocationBenchmark {
       Crds.install(admin, SparePool.class.getResource("/META-INF/fabric8/sparepools.tenantry.io-v1.yml"));
       OperatorConfig config = OperatorConfig.defaults();
       config = config.with("""
-          {httpPort: 0, leaderElection: {enabled: false}, rateLimits: {qps: 1000, burst: 1000}, maxConcurrentRollouts: 200}""");
+          {httpPort: 0, probePort: 0, leaderElection: {enabled: false}, rateLimits: {qps: 1000, burst: 1000}, maxConcurrentRollouts: 200}""");
       Path work = Files.createTempDirectory("tenantry-bench-alloc-");
       Files.writeString(work.resolve("token"), "bench-token");
       config = config.with("{fleet: {datastoreProjectId: %s}, allocation: {enabled: true, tokenFile: '%s'}}"
           .formatted(DatastoreEmulator.PROJECT_ID, work.resolve("token")));
       FleetRecords records = new DatastoreFleetRecords(emulator.datastore(), "bench");
       KubernetesClient operatorClient = cluster.newClient();
-      Operator.Parts parts = Operator.wire(operatorClient, config, "bench", LocalSecretStore.open(work, work.resolve("keyset.json")),
+      Operator.Parts parts = Operator.wire(operatorClient, config, "bench", LocalSecretStore.init(work, work.resolve("keyset.json")),
           records::purgeTenant);
       try (Operator operator = new Operator(operatorClient, config, "bench", () -> { }, parts)) {
         operator.start();

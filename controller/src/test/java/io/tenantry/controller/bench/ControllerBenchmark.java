@@ -97,9 +97,9 @@ public final class ControllerBenchmark {
       OperatorConfig config = OperatorConfig.defaults();
       // Converging from empty is not what is measured: a wide gate and retry budget.
       config = config.with("""
-          {httpPort: 0, leaderElection: {enabled: false}, rateLimits: {qps: 1000, burst: 1000}, maxConcurrentRollouts: 200}""");
+          {httpPort: 0, probePort: 0, leaderElection: {enabled: false}, rateLimits: {qps: 1000, burst: 1000}, maxConcurrentRollouts: 200}""");
       Path storeDirectory = Files.createTempDirectory("tenantry-bench-store-");
-      SecretStore store = LocalSecretStore.open(storeDirectory, storeDirectory.resolve("keyset.json"));
+      SecretStore store = LocalSecretStore.init(storeDirectory, storeDirectory.resolve("keyset.json"));
       Operator.Parts parts = Operator.wire(operatorClient, config, "bench", store, TenantCleanup.NONE);
       try (Operator operator = new Operator(operatorClient, config, "bench", () -> { }, parts)) {
         operator.start();

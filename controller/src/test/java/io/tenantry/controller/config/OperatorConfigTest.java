@@ -63,6 +63,25 @@ class OperatorConfigTest {
   }
 
   @Test
+  void theHttpListenersHaveDefaultsAndOutOfRangeLimitsAreNamed() {
+    OperatorConfig config = OperatorConfig.defaults();
+    assertThat(config.httpPort()).isEqualTo(8080);
+    assertThat(config.probePort()).isEqualTo(8081);
+    assertThat(config.httpMaxConnections()).isGreaterThanOrEqualTo(config.httpThreads());
+    assertThatThrownBy(() -> OperatorConfig.parse("""
+        probePort: 8080
+        httpQueue: -1
+        httpMaxConnections: 8
+        httpReadTimeoutSeconds: 0
+        httpWriteTimeoutSeconds: 0
+        """))
+        .hasMessage("invalid operator configuration: probePort: must be a port (0: any free one) other than httpPort;"
+            + " httpQueue: must not be negative; httpMaxConnections: must be at least httpThreads;"
+            + " httpReadTimeoutSeconds: must be at least 1; httpWriteTimeoutSeconds: must be at least 1");
+    assertThat(OperatorConfig.parse("{httpPort: 0, probePort: 0}").probePort()).as("both on free ports, as tests run them").isZero();
+  }
+
+  @Test
   void theAllocationApiNeedsItsRecordsAndToken() {
     assertThatThrownBy(() -> OperatorConfig.parse("""
         allocation:

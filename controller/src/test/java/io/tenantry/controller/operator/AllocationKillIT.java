@@ -65,6 +65,8 @@ class AllocationKillIT {
     workDir = Files.createTempDirectory("allocation-kill-");
     Files.writeString(workDir.resolve("kubeconfig"), cluster.kubeconfigYaml());
     Files.writeString(workDir.resolve("token"), TOKEN);
+    // The operators open the store; making one is the installer's job (tenantry-secrets init).
+    OperatorHarness.localStore(workDir.resolve("store"));
     OperatorHarness.installCrds(cluster);
   }
 
@@ -169,6 +171,7 @@ class AllocationKillIT {
     Path config = workDir.resolve(identity + ".yaml");
     Files.writeString(config, """
         httpPort: %d
+        probePort: 0
         secretStore:
           location: file:%s
         leaderElection:

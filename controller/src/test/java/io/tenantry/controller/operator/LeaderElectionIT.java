@@ -47,6 +47,8 @@ class LeaderElectionIT {
     OperatorHarness.installCrds(cluster);
     workDir = Files.createDirectories(Path.of("target", "leader-election-it"));
     Files.writeString(workDir.resolve("kubeconfig"), cluster.kubeconfigYaml());
+    // The operators open the store; making one is the installer's job (tenantry-secrets init).
+    OperatorHarness.localStore(workDir.toAbsolutePath().resolve("store"));
     leaseName = uniqueName("lease");
   }
 
@@ -103,7 +105,8 @@ class LeaderElectionIT {
   private static Process start(String identity, int port) throws IOException {
     Path config = workDir.resolve(identity + ".yaml");
     Files.writeString(config, """
-        httpPort: %d
+        httpPort: 0
+        probePort: %d
         secretStore:
           location: file:%s
         leaderElection:

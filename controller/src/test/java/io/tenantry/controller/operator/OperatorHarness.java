@@ -24,6 +24,7 @@ import io.tenantry.controller.config.Plan;
 import io.tenantry.controller.lifecycle.TenantCleanup;
 import io.tenantry.secretstore.LocalSecretStore;
 import io.tenantry.secretstore.SecretStore;
+import io.tenantry.secretstore.StoreUnavailableException;
 import io.tenantry.spares.fleet.FleetRecords;
 import io.tenantry.testsupport.Crds;
 import io.tenantry.testsupport.TestBinaries;
@@ -84,9 +85,9 @@ public final class OperatorHarness implements AutoCloseable {
     operatorClient = new KubernetesClientBuilder().withConfig(identity)
         .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("count", requests))
         .build();
-    config = config.with("{httpPort: 0, leaderElection: {enabled: false}}");
+    config = config.with("{httpPort: 0, probePort: 0, leaderElection: {enabled: false}}");
     storeDirectory = Files.createTempDirectory("tenantry-store-");
-    this.store = store != null ? store : LocalSecretStore.open(storeDirectory, storeDirectory.resolve("keyset.json"));
+    this.store = store != null ? store : LocalSecretStore.init(storeDirectory, storeDirectory.resolve("keyset.json"));
     this.config = config;
     operator = start();
   }
@@ -129,6 +130,20 @@ public final class OperatorHarness implements AutoCloseable {
     Map<String, Plan> plans = new LinkedHashMap<>(config.plans());
     plans.put("tight", new Plan(quota, standard.defaultRequest(), standard.defaultLimit(), standard.storageClassName()));
     return config.with(Serialization.asJson(Map.of("plans", plans)));
+  }
+
+  /**
+   * The local store in {@code directory} with its default keyset ({@code directory/keyset.json}),
+   * made first when there is none (the operator never makes one), for tests that start the operator
+   * as a process on {@code secretStore.location: file:<directory>}.
+   */
+  public static SecretStore localStore(Path directory) {
+    Path keyset = directory.resolve("keyset.json");
+    try {
+      return LocalSecretStore.open(directory, keyset);
+    } catch (StoreUnavailableException e) {
+      return LocalSecretStore.init(directory, keyset);
+    }
   }
 
   public static void installCrds(TestCluster cluster) {

@@ -77,7 +77,7 @@ class SteadyStateIT {
   @Test
   void healthReadinessAndQueueMetricsAreServed() throws Exception {
     HttpClient http = HttpClient.newHttpClient();
-    String base = "http://localhost:" + harness.operator.httpPort();
+    String base = "http://localhost:" + harness.operator.probePort();
     assertThat(http.send(HttpRequest.newBuilder(URI.create(base + "/healthz")).build(), BodyHandlers.ofString()).statusCode())
         .isEqualTo(200);
     assertThat(http.send(HttpRequest.newBuilder(URI.create(base + "/readyz")).build(), BodyHandlers.ofString()).statusCode())

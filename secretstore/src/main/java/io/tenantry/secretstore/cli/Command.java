@@ -3,11 +3,15 @@ package io.tenantry.secretstore.cli;
 import java.io.PrintStream;
 
 /** One CLI command, parsed and validated before the store is opened. */
-sealed interface Command permits PushCommand, ListCommand, ShowCommand, DeleteCommand, SyncTemplatesCommand {
+sealed interface Command permits InitCommand, PushCommand, ListCommand, ShowCommand, DeleteCommand,
+    SyncTemplatesCommand {
 
-  /** Whether the command may create a missing local keyset: only a write starts a new store. */
-  default boolean mayCreateKeyset() {
-    return false;
+  /**
+   * The store the command runs on: an existing one. Only {@code init} makes a new store; no other
+   * command creates a store or a keyset.
+   */
+  default StoreChoice.OpenedStore open(StoreChoice store, PrintStream out, PrintStream err) {
+    return store.open();
   }
 
   /** Runs against the opened store; returns the exit status. */

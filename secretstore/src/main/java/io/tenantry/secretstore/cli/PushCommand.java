@@ -57,11 +57,6 @@ record PushCommand(Scope scope, String name, Map<String, byte[]> data) implement
   }
 
   @Override
-  public boolean mayCreateKeyset() {
-    return true;
-  }
-
-  @Override
   public int run(StoreChoice.OpenedStore opened, PrintStream out, PrintStream err) {
     String version = opened.store().put(scope, name, data);
     out.println("pushed " + name + " to " + ScopeArg.format(scope) + ", version " + version);

@@ -3,12 +3,14 @@ package io.tenantry.secretstore.cli;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.tenantry.secretstore.InvalidInputException;
 import io.tenantry.secretstore.SecretStoreException;
+import io.tenantry.secretstore.sync.TemplateDeletionRefusedException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 
 /**
- * {@code tenantry-secrets}, the ops CLI of the secret store: push, list, show and delete secrets, and
- * fill the template namespace ({@code sync-templates}). See {@link #USAGE}.
+ * {@code tenantry-secrets}, the ops CLI of the secret store: make a local store ({@code init}), push,
+ * list, show and delete secrets, and fill the template namespace ({@code sync-templates}). See
+ * {@link #USAGE}.
  *
  * <p>Exit status: 0 on success, 2 on a command line it refuses (the message names the argument),
  * 1 when the store or the cluster fails (the message gives the cause). No output, on either stream,
@@ -22,21 +24,27 @@ public final class SecretsCli {
       Manages the encrypted secret store and the template namespace. Secret values are never printed.
 
       Commands:
+        init                  Create a new, empty local store: its directory and, if the --keyset file
+                              does not exist, a new keyset (keep a copy of it: without it nothing in the
+                              store can be read). Leaves an existing store as it is. Only init creates a
+                              store or a keyset; every other command needs an existing store.
         push <scope> <name> (--from-literal KEY=VALUE | --from-file KEY=PATH)...
                               Store a secret, replacing any previous one; prints its new version.
         list <scope>          NAME, VERSION, CONTENT-HASH (first 12 hex digits) and UPDATED of each secret.
         show <scope> <name>   A secret's metadata, and its data keys with their sizes.
         delete <scope> <name> Delete a secret.
-        sync-templates [--kubeconfig FILE] [--namespace NS]
+        sync-templates [--kubeconfig FILE] [--namespace NS] [--max-deletion-share S]
                               Make the template namespace (default tenantry-templates) hold exactly the
                               template secrets; prints how many were created, updated, deleted and left
                               unchanged. Without --kubeconfig: $KUBECONFIG, else ~/.kube/config.
+                              Changes nothing and fails if it would delete every template Secret (the
+                              store lists none) or more than the share S of them (0 to 1, default 0.5).
 
       <scope> is "template" or "tenant/<name>".
 
       Store options (before the command):
         --store file:DIR      A local store (default: file:$HOME/.local/share/tenantry/secret-store).
-        --keyset FILE         Its Tink keyset (default: DIR/keyset.json); only push creates a missing one.
+        --keyset FILE         Its Tink keyset (default: DIR/keyset.json); only init creates a missing one.
         --store gs://BUCKET   A Cloud Storage bucket, with Google application default credentials.
         --kms-key NAME        Its Cloud KMS key (required with gs://):
                               projects/P/locations/L/keyRings/R/cryptoKeys/K
@@ -63,7 +71,7 @@ public final class SecretsCli {
       ArgCursor cursor = new ArgCursor(args);
       storeChoice = storeOptions(cursor);
       if (!cursor.hasNext()) {
-        throw new UsageException("missing command (push, list, show, delete or sync-templates)");
+        throw new UsageException("missing command (init, push, list, show, delete or sync-templates)");
       }
       command = command(cursor);
     } catch (HelpRequested e) {
@@ -73,12 +81,12 @@ public final class SecretsCli {
       // InvalidInputException: a scope, name or data key the store refuses; its message names the field.
       return badUsage(e, err);
     }
-    try (StoreChoice.OpenedStore opened = storeChoice.open(command.mayCreateKeyset(), err)) {
+    try (StoreChoice.OpenedStore opened = command.open(storeChoice, out, err)) {
       return command.run(opened, out, err);
     } catch (UsageException e) {
-      // Only known once the clients exist: a Cloud KMS key name the client library refuses.
+      // Only known once the clients exist: a Cloud KMS key name the client library refuses; or init on gs://.
       return badUsage(e, err);
-    } catch (SecretStoreException | KubernetesClientException e) {
+    } catch (SecretStoreException | KubernetesClientException | TemplateDeletionRefusedException e) {
       err.println("tenantry-secrets: " + e.getMessage() + cause(e));
       return 1;
     } catch (RuntimeException e) {
@@ -118,13 +126,14 @@ public final class SecretsCli {
   private static Command command(ArgCursor args) {
     String name = args.nextPositional();
     return switch (name) {
+      case InitCommand.NAME -> InitCommand.parse(args);
       case PushCommand.NAME -> PushCommand.parse(args);
       case ListCommand.NAME -> ListCommand.parse(args);
       case ShowCommand.NAME -> ShowCommand.parse(args);
       case DeleteCommand.NAME -> DeleteCommand.parse(args);
       case SyncTemplatesCommand.NAME -> SyncTemplatesCommand.parse(args);
       default -> throw new UsageException("unknown command \"" + name
-          + "\" (expected push, list, show, delete or sync-templates)");
+          + "\" (expected init, push, list, show, delete or sync-templates)");
     };
   }
 

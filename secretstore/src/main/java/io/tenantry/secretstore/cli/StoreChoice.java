@@ -9,8 +9,6 @@ import com.google.cloud.storage.StorageOptions;
 import io.grpc.ManagedChannelBuilder;
 import io.tenantry.secretstore.GcsSecretStore;
 import io.tenantry.secretstore.InvalidInputException;
-import io.tenantry.secretstore.KeyUnavailableException;
-import io.tenantry.secretstore.LocalKeyset;
 import io.tenantry.secretstore.LocalSecretStore;
 import io.tenantry.secretstore.SecretStore;
 import io.tenantry.secretstore.StoreUnavailableException;
@@ -25,15 +23,23 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
 
-/** Which store the CLI works on, from the global options; {@link #open} makes the store. */
+/**
+ * Which store the CLI works on, from the global options; {@link #open} opens the existing store,
+ * {@link #init} makes a new one.
+ */
 sealed interface StoreChoice permits StoreChoice.Local, StoreChoice.Gcs {
 
   /**
-   * The store, ready to use. {@code mayCreateKeyset}: whether a missing local keyset may be created
-   * (only {@code push} writes; any other command with a mistyped {@code --keyset} must fail rather
-   * than leave a new, useless key behind).
+   * The existing store, ready to use. Creates nothing: a missing local store or keyset fails (a
+   * mistyped {@code --store} or {@code --keyset} must not leave a new, useless store or key behind).
    */
-  OpenedStore open(boolean mayCreateKeyset, PrintStream err);
+  OpenedStore open();
+
+  /**
+   * {@code init}: makes a new local store, or leaves an existing one as it is (so that scripts can
+   * run it every time); prints what it did.
+   */
+  OpenedStore init(PrintStream out, PrintStream err);
 
   /** A store and the clients it uses, which the CLI owns and closes. */
   record OpenedStore(SecretStore store, List<AutoCloseable> clients) implements AutoCloseable {
@@ -81,24 +87,27 @@ sealed interface StoreChoice permits StoreChoice.Local, StoreChoice.Gcs {
   record Local(Path dir, Path keyset) implements StoreChoice {
 
     @Override
-    public OpenedStore open(boolean mayCreateKeyset, PrintStream err) {
-      if (!Files.exists(keyset) && !mayCreateKeyset) {
-        throw new KeyUnavailableException("keyset file " + keyset + " does not exist: give the store's keyset"
-            + " with --keyset FILE (only push creates one, for a new store)", null);
+    public OpenedStore open() {
+      return new OpenedStore(LocalSecretStore.open(dir, keyset), List.of());
+    }
+
+    @Override
+    public OpenedStore init(PrintStream out, PrintStream err) {
+      try {
+        LocalSecretStore existing = LocalSecretStore.open(dir, keyset);
+        out.println("secret store " + dir + " already exists, with keyset " + keyset + "; nothing changed");
+        return new OpenedStore(existing, List.of());
+      } catch (StoreUnavailableException e) {
+        // No store there yet (or an empty directory): made below. A store that exists without its keyset
+        // fails in open with KeyUnavailableException: a new key would read none of its secrets.
       }
-      if (Files.exists(keyset)) {
-        return new OpenedStore(new LocalSecretStore(dir, LocalKeyset.load(keyset)), List.of());
+      boolean newKeyset = !Files.exists(keyset);
+      LocalSecretStore store = LocalSecretStore.init(dir, keyset);
+      out.println("initialized an empty secret store in " + dir + " with " + (newKeyset ? "a new" : "the existing")
+          + " keyset " + keyset);
+      if (newKeyset) {
+        err.println("Without the keyset " + keyset + " the store cannot be read: keep a copy somewhere safe.");
       }
-      // A store that already holds secrets was written under some other keyset: a new one here
-      // would encrypt this secret under a key nothing else shares. The folders are the store's
-      // layout (template/ and tenants/<tenant>/, see the secretstore package).
-      if (Files.exists(dir.resolve("template")) || Files.exists(dir.resolve("tenants"))) {
-        throw new KeyUnavailableException("keyset file " + keyset + " does not exist, but " + dir
-            + " already holds secrets: give the keyset they were written with (--keyset FILE)", null);
-      }
-      LocalSecretStore store = LocalSecretStore.open(dir, keyset);
-      err.println("Created a new keyset " + keyset + "; without it the store cannot be read, so keep a copy"
-          + " somewhere safe.");
       return new OpenedStore(store, List.of());
     }
   }
@@ -107,7 +116,13 @@ sealed interface StoreChoice permits StoreChoice.Local, StoreChoice.Gcs {
   record Gcs(String bucket, String kmsKey, String gcsEndpoint, String kmsEndpoint) implements StoreChoice {
 
     @Override
-    public OpenedStore open(boolean mayCreateKeyset, PrintStream err) {
+    public OpenedStore init(PrintStream out, PrintStream err) {
+      throw new UsageException(InitCommand.NAME + " makes a file: store; a gs:// store is a Cloud Storage bucket and a"
+          + " Cloud KMS key, made with gcloud (gcloud storage buckets create, gcloud kms keys create)");
+    }
+
+    @Override
+    public OpenedStore open() {
       List<AutoCloseable> clients = new ArrayList<>();
       OpenedStore opened = new OpenedStore(null, clients);
       try {

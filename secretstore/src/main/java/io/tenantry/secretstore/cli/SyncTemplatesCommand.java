@@ -13,10 +13,12 @@ import java.nio.file.Path;
 import java.util.regex.Pattern;
 
 /**
- * {@code sync-templates [--kubeconfig FILE] [--namespace NS]}: one {@link TemplateSync} run against
- * the cluster. The kubeconfig is read while parsing, so a bad file fails before the store is opened.
+ * {@code sync-templates [--kubeconfig FILE] [--namespace NS] [--max-deletion-share S]}: one
+ * {@link TemplateSync} run against the cluster, refusing to delete every template Secret or more
+ * than the share S of them. The kubeconfig is read while parsing, so a bad file fails before the
+ * store is opened.
  */
-record SyncTemplatesCommand(Config config, String namespace) implements Command {
+record SyncTemplatesCommand(Config config, String namespace, double maxDeletionShare) implements Command {
 
   static final String NAME = "sync-templates";
   static final String DEFAULT_NAMESPACE = "tenantry-templates";
@@ -26,18 +28,22 @@ record SyncTemplatesCommand(Config config, String namespace) implements Command 
   static SyncTemplatesCommand parse(ArgCursor args) {
     String kubeconfig = null;
     String namespace = null;
+    String share = null;
     while (args.hasNext()) {
       if (!args.nextIsOption()) {
         args.nextPositional();
-        throw new UsageException(NAME + " takes no arguments, only --kubeconfig FILE and --namespace NS");
+        throw new UsageException(NAME + " takes no arguments, only --kubeconfig FILE, --namespace NS and"
+            + " --max-deletion-share S");
       }
       String option = args.nextOption();
       switch (option) {
         case "--kubeconfig" -> kubeconfig = ArgCursor.once(option, kubeconfig, args.optionValue());
         case "--namespace" -> namespace = ArgCursor.once(option, namespace, args.optionValue());
+        case "--max-deletion-share" -> share = ArgCursor.once(option, share, args.optionValue());
         default -> throw args.unknownOption(NAME);
       }
     }
+    double maxDeletionShare = share == null ? TemplateSync.DEFAULT_MAX_DELETION_SHARE : share(share);
     if (namespace == null) {
       namespace = DEFAULT_NAMESPACE;
     } else if (!DNS_LABEL.matcher(namespace).matches()) {
@@ -48,13 +54,25 @@ record SyncTemplatesCommand(Config config, String namespace) implements Command 
     // The client's default, 10 retries with exponential backoff, keeps an interactive command silent
     // for half a minute when the cluster is unreachable; a person can run it again.
     config.setRequestRetryBackoffLimit(RETRIES);
-    return new SyncTemplatesCommand(config, namespace);
+    return new SyncTemplatesCommand(config, namespace, maxDeletionShare);
+  }
+
+  private static double share(String value) {
+    try {
+      double share = Double.parseDouble(value);
+      if (share >= 0 && share <= 1) {
+        return share;
+      }
+    } catch (NumberFormatException e) {
+      // Refused below, with the option named.
+    }
+    throw new UsageException("option --max-deletion-share must be a number from 0 to 1: \"" + value + "\"");
   }
 
   @Override
   public int run(StoreChoice.OpenedStore opened, PrintStream out, PrintStream err) {
     try (KubernetesClient client = new KubernetesClientBuilder().withConfig(config).build()) {
-      TemplateSync sync = new TemplateSync(opened.store(), client, namespace);
+      TemplateSync sync = new TemplateSync(opened.store(), client, namespace, maxDeletionShare);
       TemplateSync.Result result = sync.sync(sync.listCurrent());
       out.println("synced the template secrets of " + opened.store().location() + " into namespace " + namespace
           + ": " + result.created() + " created, " + result.updated() + " updated, " + result.deleted()

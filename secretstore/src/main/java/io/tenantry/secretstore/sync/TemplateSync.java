@@ -11,11 +11,15 @@ import io.tenantry.secretstore.SecretFormat;
 import io.tenantry.secretstore.SecretMetadata;
 import io.tenantry.secretstore.SecretStore;
 import io.tenantry.secretstore.StoredSecret;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Fills the reserved template namespace from the store's template scope: creates, updates and
@@ -24,19 +28,42 @@ import java.util.Map;
  * own data is hashed and compared, so changed, added or removed keys are found even when the
  * annotations were left alone. The operator runs it periodically against its cache; the CLI runs
  * it on demand.
+ *
+ * <p>Deleting is guarded, since each template Secret deleted here is then deleted from every tenant:
+ * a sync that would delete every template Secret of the namespace because the store lists none, or
+ * more than {@code maxDeletionShare} of them, changes nothing and fails with
+ * {@link TemplateDeletionRefusedException} saying why and what to do. An emptied, unmounted or
+ * mistyped store thus stops the sync instead of wiping every tenant's secrets.
  */
 public final class TemplateSync {
 
   public static final String FIELD_MANAGER = "tenantry";
+  /** The share of the namespace's template Secrets one sync may delete unless told otherwise. */
+  public static final double DEFAULT_MAX_DELETION_SHARE = 0.5;
+  private static final int MAX_NAMES_SHOWN = 10;
 
   private final SecretStore store;
   private final KubernetesClient client;
   private final String namespace;
+  private final double maxDeletionShare;
 
+  /** A sync that may delete at most {@link #DEFAULT_MAX_DELETION_SHARE} of the template Secrets at once. */
   public TemplateSync(SecretStore store, KubernetesClient client, String namespace) {
+    this(store, client, namespace, DEFAULT_MAX_DELETION_SHARE);
+  }
+
+  /**
+   * @param maxDeletionShare the largest share (0 to 1) of the namespace's template Secrets one sync may
+   *     delete; 0: none, 1: any number, as long as the store lists at least one template secret
+   */
+  public TemplateSync(SecretStore store, KubernetesClient client, String namespace, double maxDeletionShare) {
+    if (!(maxDeletionShare >= 0 && maxDeletionShare <= 1)) {
+      throw new IllegalArgumentException("maxDeletionShare must be between 0 and 1: " + maxDeletionShare);
+    }
     this.store = store;
     this.client = client;
     this.namespace = namespace;
+    this.maxDeletionShare = maxDeletionShare;
   }
 
   /** What a sync changed. */
@@ -55,15 +82,18 @@ public final class TemplateSync {
    * Makes the namespace hold exactly the store's template secrets.
    *
    * @param current the template Secrets the namespace holds now (from an informer cache, or {@link #listCurrent()})
+   * @throws TemplateDeletionRefusedException when that would delete too many of them; nothing was written
    */
   public Result sync(List<Secret> current) {
     Map<String, Secret> existing = new HashMap<>();
     current.forEach(s -> existing.put(s.getMetadata().getName(), s));
+    List<SecretMetadata> listed = store.list(Scope.template());
+    refuseMassDeletion(existing, listed);
     int created = 0;
     int updated = 0;
     int unchanged = 0;
     boolean namespaceEnsured = !current.isEmpty();
-    for (SecretMetadata meta : store.list(Scope.template())) {
+    for (SecretMetadata meta : listed) {
       Secret have = existing.remove(meta.name());
       if (have != null && upToDate(have, meta)) {
         unchanged++;
@@ -91,6 +121,42 @@ public final class TemplateSync {
       client.resource(gone).delete();
     }
     return new Result(created, updated, existing.size(), unchanged);
+  }
+
+  /** Throws, before anything is written, if the sync would delete too many of the {@code existing} Secrets. */
+  private void refuseMassDeletion(Map<String, Secret> existing, List<SecretMetadata> listed) {
+    Set<String> inStore = new HashSet<>();
+    listed.forEach(meta -> inStore.add(meta.name()));
+    List<String> doomed = new ArrayList<>(existing.keySet());
+    doomed.removeAll(inStore);
+    if (doomed.isEmpty()) {
+      return;
+    }
+    Collections.sort(doomed);
+    if (listed.isEmpty()) {
+      throw new TemplateDeletionRefusedException(namespace, doomed, existing.size(), "refusing to delete "
+          + (existing.size() == 1 ? "the only template Secret" : "all " + existing.size() + " template Secrets")
+          + " of namespace " + namespace + ": the secret store " + store.location()
+          + " lists no template secret. Nothing was changed. An emptied, unmounted or wrong store must not delete"
+          + " the templates, and with them every tenant's copies: check the store and its location. If every"
+          + " template is really to go, delete them by hand: kubectl delete secrets -n " + namespace + " -l "
+          + WellKnown.TEMPLATE + "=true");
+    }
+    if (doomed.size() > maxDeletionShare * existing.size()) {
+      throw new TemplateDeletionRefusedException(namespace, doomed, existing.size(), "refusing to delete "
+          + doomed.size() + " of the " + existing.size() + " template Secrets of namespace " + namespace + " ("
+          + names(doomed) + "): more than the allowed share of " + maxDeletionShare + " at once, as they are not in"
+          + " the secret store " + store.location() + ". Nothing was changed. Check the store; if these templates"
+          + " are really to go, delete them by hand (kubectl delete secrets -n " + namespace + " "
+          + (doomed.size() <= MAX_NAMES_SHOWN ? String.join(" ", doomed) : "NAME...") + ") or allow a larger share (the operator's"
+          + " secretStore.maxTemplateDeletionShare, or sync-templates --max-deletion-share)");
+    }
+  }
+
+  private static String names(List<String> names) {
+    int shown = Math.min(names.size(), MAX_NAMES_SHOWN);
+    return String.join(", ", names.subList(0, shown)) + (shown < names.size() ? ", and " + (names.size() - shown)
+        + " more" : "");
   }
 
   private static boolean upToDate(Secret secret, SecretMetadata meta) {

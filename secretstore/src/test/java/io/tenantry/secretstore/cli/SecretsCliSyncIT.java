@@ -55,6 +55,7 @@ class SecretsCliSyncIT {
 
   @Test
   void syncTemplatesCreatesThenLeavesAloneThenFollowsTheStore(KubernetesClient client) {
+    cli("init").exits(0);
     cli("push", "template", "db", "--from-literal", "password=" + VALUES[0]).exits(0);
     cli("push", "template", "smtp", "--from-literal", "password=" + VALUES[1]).exits(0);
     cli("push", "template", "api", "--from-literal", "token=" + VALUES[2]).exits(0);
@@ -90,6 +91,7 @@ class SecretsCliSyncIT {
           context: {cluster: nowhere, user: nobody}
         current-context: nowhere
         """);
+    cli("init").exits(0);
     cli("push", "template", "db", "--from-literal", "password=" + VALUES[0]).exits(0);
 
     CliRun run = cli("sync-templates", "--kubeconfig", broken.toString(), "--namespace", namespace)
@@ -97,6 +99,36 @@ class SecretsCliSyncIT {
 
     assertThat(run.out()).isEmpty();
     assertThat(run.err()).startsWith("tenantry-secrets: ").contains("127.0.0.1:1");
+  }
+
+  @Test
+  void syncTemplatesRefusesAMassDeletionUnlessTheShareAllowsIt(KubernetesClient client) {
+    cli("init").exits(0);
+    cli("push", "template", "db", "--from-literal", "password=" + VALUES[0]).exits(0);
+    cli("push", "template", "smtp", "--from-literal", "password=" + VALUES[1]).exits(0);
+    cli("push", "template", "api", "--from-literal", "token=" + VALUES[2]).exits(0);
+    syncTemplates();
+    cli("delete", "template", "db").exits(0);
+    cli("delete", "template", "smtp").exits(0);
+
+    CliRun refused = cli("sync-templates", "--kubeconfig", kubeconfig.toString(), "--namespace", namespace)
+        .exits(1).showsNone(VALUES);
+    assertThat(refused.out()).isEmpty();
+    assertThat(refused.err()).startsWith("tenantry-secrets: refusing to delete 2 of the 3 template Secrets of namespace "
+        + namespace + " (db, smtp): more than the allowed share of 0.5 at once");
+    assertThat(client.secrets().inNamespace(namespace).list().getItems()).hasSize(3);
+
+    CliRun allowed = cli("sync-templates", "--kubeconfig", kubeconfig.toString(), "--namespace", namespace,
+        "--max-deletion-share", "1").exits(0).showsNone(VALUES);
+    assertThat(allowed.out()).endsWith(": 0 created, 0 updated, 2 deleted, 1 unchanged\n");
+    assertSecretsMatchStore(client, "api");
+
+    cli("delete", "template", "api").exits(0);
+    CliRun emptied = cli("sync-templates", "--kubeconfig", kubeconfig.toString(), "--namespace", namespace,
+        "--max-deletion-share", "1").exits(1).showsNone(VALUES);
+    assertThat(emptied.err()).contains("refusing to delete the only template Secret of namespace " + namespace
+        + ": the secret store ", " lists no template secret. Nothing was changed.");
+    assertThat(client.secrets().inNamespace(namespace).withName("api").get()).isNotNull();
   }
 
   private void assertSecretsMatchStore(KubernetesClient client, String... names) {

@@ -3,6 +3,7 @@ package io.tenantry.secretstore.cli;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tenantry.secretstore.LocalKeyset;
 import io.tenantry.secretstore.LocalSecretStore;
 import io.tenantry.secretstore.Scope;
 import io.tenantry.secretstore.SecretFormat;
@@ -57,6 +58,10 @@ class SecretsCliTest {
   void pushListShowDeleteRoundTripWithoutPrintingValues() throws IOException {
     Path tokenFile = tmp.resolve("token");
     Files.writeString(tokenFile, TOKEN);
+    CliRun init = cli("init").exits(0);
+    assertThat(init.out()).isEqualTo("initialized an empty secret store in " + storeDir + " with a new keyset " + keyset
+        + "\n");
+    assertThat(init.err()).contains("Without the keyset " + keyset + " the store cannot be read");
 
     CliRun push = cli("push", "template", "db", "--from-literal", "password=" + PASSWORD,
         "--from-literal=username=" + USER, "--from-file", "token=" + tokenFile).exits(0).showsNone(VALUES);
@@ -67,7 +72,7 @@ class SecretsCliTest {
     assertThat(stored.data().get("username")).isEqualTo(USER.getBytes(UTF_8));
     assertThat(stored.data().get("token")).isEqualTo(TOKEN.getBytes(UTF_8));
     assertThat(push.out()).isEqualTo("pushed db to template, version " + stored.version() + "\n");
-    assertThat(push.err()).contains("Created a new keyset " + keyset);
+    assertThat(push.err()).isEmpty();
     assertThat(keyset).exists();
 
     CliRun list = cli("list", "template").exits(0).showsNone(VALUES);
@@ -101,6 +106,7 @@ class SecretsCliTest {
 
   @Test
   void aPushReplacesTheSecretAndTenantScopesAreSeparate() {
+    cli("init").exits(0);
     cli("push", "tenant/acme", "db", "--from-literal", "password=" + PASSWORD).exits(0);
     cli("push", "tenant/acme", "db", "--from-literal", "password=" + PASSWORD + "-2").exits(0);
     cli("push", "tenant/globex", "db", "--from-literal", "password=" + PASSWORD).exits(0);
@@ -123,7 +129,7 @@ class SecretsCliTest {
     for (String[] args : new String[][] {{"--help"}, {"-h"}, {"push", "--help"}, {"sync-templates", "-h"}}) {
       CliRun help = CliRun.of(List.of(args)).exits(0);
       assertThat(help.out()).startsWith("Usage: tenantry-secrets [STORE OPTIONS] COMMAND [ARGS]")
-          .contains("push <scope> <name>", "sync-templates [--kubeconfig FILE] [--namespace NS]",
+          .contains("init ", "Only init creates a", "--max-deletion-share S", "push <scope> <name>", "sync-templates [--kubeconfig FILE] [--namespace NS]",
               "--store gs://BUCKET", "--kms-key");
       assertThat(help.err()).isEmpty();
     }
@@ -158,7 +164,13 @@ class SecretsCliTest {
         Arguments.of(List.of("sync-templates", "--namespace", "Templates"), "option --namespace must be a namespace name"),
         Arguments.of(List.of("sync-templates", "--kubeconfig", "/nonexistent/kubeconfig"),
             "option --kubeconfig /nonexistent/kubeconfig: cannot read the file"),
-        Arguments.of(List.of("sync-templates", "extra"), "sync-templates takes no arguments"));
+        Arguments.of(List.of("sync-templates", "extra"), "sync-templates takes no arguments"),
+        Arguments.of(List.of("sync-templates", "--max-deletion-share", "1.5"),
+            "option --max-deletion-share must be a number from 0 to 1: \"1.5\""),
+        Arguments.of(List.of("sync-templates", "--max-deletion-share=half"),
+            "option --max-deletion-share must be a number from 0 to 1: \"half\""),
+        Arguments.of(List.of("init", "extra"), "init takes no arguments"),
+        Arguments.of(List.of("init", "--force"), "unknown option --force for init"));
   }
 
   @ParameterizedTest
@@ -205,31 +217,88 @@ class SecretsCliTest {
   }
 
   @Test
-  void readingCommandsNeverCreateAKeyset() {
-    for (String[] args : new String[][] {{"list", "template"}, {"show", "template", "db"}, {"delete", "template", "db"}}) {
-      CliRun run = cli(args).exits(1);
-      assertThat(run.err()).contains("keyset file " + keyset + " does not exist");
-      assertThat(keyset).doesNotExist();
+  void noCommandButInitCreatesAStoreOrAKeyset() throws IOException {
+    Path kubeconfig = tmp.resolve("kubeconfig.yaml");
+    Files.writeString(kubeconfig, """
+        apiVersion: v1
+        kind: Config
+        clusters: [{name: nowhere, cluster: {server: "https://127.0.0.1:1"}}]
+        users: [{name: nobody, user: {token: not-a-token}}]
+        contexts: [{name: nowhere, context: {cluster: nowhere, user: nobody}}]
+        current-context: nowhere
+        """);
+    for (String[] args : new String[][] {{"list", "template"}, {"show", "template", "db"}, {"delete", "template", "db"},
+        {"push", "template", "db", "--from-literal", "password=" + PASSWORD},
+        {"sync-templates", "--kubeconfig", kubeconfig.toString()}}) {
+      CliRun run = cli(args).exits(1).showsNone(VALUES);
+      assertThat(run.err()).as(args[0]).startsWith("tenantry-secrets: local secret store " + storeDir
+          + " does not exist: a missing store is not read as an empty one")
+          .contains("'tenantry-secrets init'");
+      assertThat(storeDir).as(args[0]).doesNotExist();
+      assertThat(keyset).as(args[0]).doesNotExist();
     }
   }
 
   @Test
-  void aPushRefusesToStartANewKeysetForAStoreThatHoldsSecrets() throws IOException {
+  void initIsExplicitAndLeavesAnExistingStoreAsItIs() throws IOException {
+    cli("init").exits(0);
+    cli("push", "template", "db", "--from-literal", "password=" + PASSWORD).exits(0);
+    byte[] keysetBytes = Files.readAllBytes(keyset);
+
+    CliRun again = cli("init").exits(0);
+
+    assertThat(again.out()).isEqualTo("secret store " + storeDir + " already exists, with keyset " + keyset
+        + "; nothing changed\n");
+    assertThat(again.err()).isEmpty();
+    assertThat(Files.readAllBytes(keyset)).isEqualTo(keysetBytes);
+    assertThat(store().list(Scope.template())).extracting(SecretMetadata::name).containsExactly("db");
+  }
+
+  @Test
+  void initOverAnEmptyDirectoryUsesAKeysetThatExists() throws IOException {
+    Files.createDirectories(storeDir);
+    LocalKeyset.loadOrCreate(keyset);
+    byte[] keysetBytes = Files.readAllBytes(keyset);
+    assertThat(cli("list", "template").exits(1).err()).contains("local secret store " + storeDir
+        + " is not a secret store: it holds neither the marker");
+
+    CliRun init = cli("init").exits(0);
+
+    assertThat(init.out()).isEqualTo("initialized an empty secret store in " + storeDir + " with the existing keyset "
+        + keyset + "\n");
+    assertThat(Files.readAllBytes(keyset)).isEqualTo(keysetBytes);
+    assertThat(cli("list", "template").exits(0).out().lines()).hasSize(1);
+  }
+
+  @Test
+  void initMakesNoLocalStoreForAGoogleStore() {
+    CliRun run = CliRun.of(List.of("--store", "gs://bucket", "--kms-key", "projects/p/locations/l/keyRings/r/cryptoKeys/k",
+        "init")).exits(2);
+    assertThat(run.err()).contains("init makes a file: store; a gs:// store is a Cloud Storage bucket and a Cloud KMS key");
+  }
+
+  @Test
+  void noCommandCreatesAKeysetForAStoreThatHoldsSecrets() throws IOException {
+    cli("init").exits(0);
     cli("push", "template", "db", "--from-literal", "password=" + PASSWORD).exits(0);
     Files.delete(keyset);
 
-    CliRun run = cli("push", "template", "api", "--from-literal", "token=" + TOKEN).exits(1).showsNone(VALUES);
-
-    assertThat(run.err()).contains("keyset file " + keyset + " does not exist, but " + storeDir
-        + " already holds secrets");
-    assertThat(keyset).doesNotExist();
+    for (String[] args : new String[][] {{"push", "template", "api", "--from-literal", "token=" + TOKEN},
+        {"list", "template"}, {"init"}}) {
+      CliRun run = cli(args).exits(1).showsNone(VALUES);
+      assertThat(run.err()).as(args[0]).contains("keyset file " + keyset + " of secret store " + storeDir
+          + " does not exist: give the keyset the store was created with");
+      assertThat(keyset).as(args[0]).doesNotExist();
+    }
     assertThat(storeDir.resolve("template/api")).doesNotExist();
   }
 
   @Test
   void aStoreFailureExitsWithOneAndSaysWhy() {
+    cli("init").exits(0);
     cli("push", "template", "db", "--from-literal", "password=" + PASSWORD).exits(0);
     Path otherKeyset = tmp.resolve("other-keyset.json");
+    CliRun.of(List.of("--store", "file:" + tmp.resolve("other"), "--keyset", otherKeyset.toString(), "init")).exits(0);
     CliRun.of(List.of("--store", "file:" + tmp.resolve("other"), "--keyset", otherKeyset.toString(), "push",
         "template", "x", "--from-literal", "k=v")).exits(0);
 
@@ -248,10 +317,14 @@ class SecretsCliTest {
     assertThat(SyncTemplatesCommand.parse(new ArgCursor(new String[0])).namespace()).isEqualTo("tenantry-templates");
     assertThat(SyncTemplatesCommand.parse(new ArgCursor(new String[] {"--namespace=ops-templates"})).namespace())
         .isEqualTo("ops-templates");
+    assertThat(SyncTemplatesCommand.parse(new ArgCursor(new String[0])).maxDeletionShare()).isEqualTo(0.5);
+    assertThat(SyncTemplatesCommand.parse(new ArgCursor(new String[] {"--max-deletion-share", "0.2"}))
+        .maxDeletionShare()).isEqualTo(0.2);
   }
 
   @Test
   void theDefaultKeysetIsInTheStoreDirectory() {
+    CliRun.of(List.of("--store", "file:" + storeDir, "init")).exits(0);
     CliRun.of(List.of("--store", "file:" + storeDir, "push", "template", "db", "--from-literal", "k=v")).exits(0);
 
     assertThat(storeDir.resolve("keyset.json")).exists();

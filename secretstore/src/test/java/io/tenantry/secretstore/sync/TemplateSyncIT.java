@@ -2,6 +2,7 @@ package io.tenantry.secretstore.sync;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -10,9 +11,11 @@ import io.tenantry.api.WellKnown;
 import io.tenantry.secretstore.LocalSecretStore;
 import io.tenantry.secretstore.Scope;
 import io.tenantry.secretstore.SecretMetadata;
+import io.tenantry.secretstore.StoreUnavailableException;
 import io.tenantry.secretstore.StoredSecret;
 import io.tenantry.testsupport.TestCluster;
 import io.tenantry.testsupport.WithCluster;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Base64;
 import java.util.List;
@@ -58,7 +61,7 @@ class TemplateSyncIT {
 
   @BeforeEach
   void storeAndNamespace() {
-    store = LocalSecretStore.open(tmp.resolve("store"), tmp.resolve("keyset.json"));
+    store = LocalSecretStore.init(tmp.resolve("store"), tmp.resolve("keyset.json"));
     namespace = "templates-" + ProcessHandle.current().pid() + "-" + SEQUENCE.incrementAndGet();
     sync = new TemplateSync(store, client, namespace);
     store.put(Scope.template(), "db", data("username", "app", "password", "s3cr3t-db"));
@@ -168,6 +171,82 @@ class TemplateSyncIT {
 
     assertThat(result).isEqualTo(new TemplateSync.Result(1, 0, 0, 2));
     assertThat(counter.writes()).containsExactly("PATCH /api/v1/namespaces/" + namespace + "/secrets/smtp");
+    assertMatchesStore();
+  }
+
+  @Test
+  void anEmptiedStoreDeletesNoTemplateSecretAndSaysWhy() {
+    sync.sync(sync.listCurrent());
+    List<Secret> before = client.secrets().inNamespace(namespace).withLabel(WellKnown.TEMPLATE, "true").list().getItems();
+    for (String name : List.of("db", "smtp", "tls.example.com")) {
+      store.delete(Scope.template(), name);
+    }
+    counter.reset();
+
+    assertThatThrownBy(() -> sync.sync(sync.listCurrent()))
+        .isInstanceOf(TemplateDeletionRefusedException.class)
+        .hasMessageStartingWith("refusing to delete all 3 template Secrets of namespace " + namespace + ": the secret store "
+            + store.location() + " lists no template secret. Nothing was changed.");
+
+    assertThat(counter.writes()).isEmpty();
+    assertThat(client.secrets().inNamespace(namespace).withLabel(WellKnown.TEMPLATE, "true").list().getItems())
+        .extracting(secret -> secret.getMetadata().getName() + "@" + secret.getMetadata().getResourceVersion())
+        .containsExactlyInAnyOrderElementsOf(before.stream()
+            .map(secret -> secret.getMetadata().getName() + "@" + secret.getMetadata().getResourceVersion()).toList());
+  }
+
+  @Test
+  void aMissingStoreDirectoryDeletesNoTemplateSecret() throws Exception {
+    sync.sync(sync.listCurrent());
+    Path root = tmp.resolve("store");
+    Files.move(root, tmp.resolve("unmounted"));
+    counter.reset();
+
+    assertThatThrownBy(() -> sync.sync(sync.listCurrent()))
+        .isInstanceOf(StoreUnavailableException.class)
+        .hasMessageStartingWith("local secret store " + root + " does not exist");
+
+    assertThat(counter.writes()).isEmpty();
+    assertThat(client.secrets().inNamespace(namespace).withLabel(WellKnown.TEMPLATE, "true").list().getItems())
+        .extracting(secret -> secret.getMetadata().getName()).containsExactlyInAnyOrder("db", "smtp", "tls.example.com");
+  }
+
+  @Test
+  void deletingMoreThanTheShareIsRefusedUntilTheShareAllowsIt() {
+    store.put(Scope.template(), "api", data("token", "s3cr3t-api"));
+    store.put(Scope.template(), "registry", data("auth", "s3cr3t-registry"));
+    sync.sync(sync.listCurrent());
+    for (String name : List.of("api", "db", "smtp")) {
+      store.delete(Scope.template(), name);
+    }
+    counter.reset();
+
+    assertThatThrownBy(() -> sync.sync(sync.listCurrent()))
+        .isInstanceOf(TemplateDeletionRefusedException.class)
+        .hasMessageStartingWith("refusing to delete 3 of the 5 template Secrets of namespace " + namespace
+            + " (api, db, smtp): more than the allowed share of 0.5 at once");
+    assertThat(counter.writes()).isEmpty();
+    assertThat(client.secrets().inNamespace(namespace).withLabel(WellKnown.TEMPLATE, "true").list().getItems())
+        .hasSize(5);
+
+    TemplateSync.Result allowed = new TemplateSync(store, client, namespace, 0.75).sync(sync.listCurrent());
+
+    assertThat(allowed).isEqualTo(new TemplateSync.Result(0, 0, 3, 2));
+    assertMatchesStore();
+  }
+
+  @Test
+  void deletingOneOfFiveIsAllowed() {
+    store.put(Scope.template(), "api", data("token", "s3cr3t-api"));
+    store.put(Scope.template(), "registry", data("auth", "s3cr3t-registry"));
+    sync.sync(sync.listCurrent());
+    store.delete(Scope.template(), "api");
+    counter.reset();
+
+    TemplateSync.Result result = sync.sync(sync.listCurrent());
+
+    assertThat(result).isEqualTo(new TemplateSync.Result(0, 0, 1, 4));
+    assertThat(counter.writes()).containsExactly("DELETE /api/v1/namespaces/" + namespace + "/secrets/api");
     assertMatchesStore();
   }
 

@@ -1,0 +1,357 @@
+package io.tenantry.controller.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpExchange;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The operator's two listeners and the API listener's limits, on 127.0.0.1 with raw sockets (so
+ * that a client can be as slow, or as silent, as an attacker's).
+ */
+class HttpEndpointsTest {
+
+  private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
+  private static final String PARTIAL = "POST /v1/echo HTTP/1.1\r\nHost: tenantry\r\n";
+
+  private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final List<Socket> sockets = new ArrayList<>();
+  private final ScheduledExecutorService trickle = Executors.newSingleThreadScheduledExecutor();
+  private final ExecutorService callers = Executors.newCachedThreadPool();
+  private volatile boolean ready = true;
+  private HttpEndpoints http;
+
+  @AfterEach
+  void tearDown() {
+    trickle.shutdownNow();
+    callers.shutdownNow();
+    sockets.forEach(HttpEndpointsTest::closeQuietly);
+    if (http != null) {
+      http.close();
+    }
+  }
+
+  @Test
+  void probesAndMetricsAreServedOnTheirOwnPortAndTheApiOnItsOwn() throws Exception {
+    start(new HttpEndpoints.Limits(4, 4, 16, Duration.ofSeconds(5), Duration.ofSeconds(5)));
+
+    assertThat(get(http.probePort(), "/healthz").status).isEqualTo(200);
+    assertThat(get(http.probePort(), "/readyz").status).isEqualTo(200);
+    ready = false;
+    assertThat(get(http.probePort(), "/readyz").status).isEqualTo(503);
+    assertThat(get(http.probePort(), "/metrics").body).contains("tenantry_http_rejected_total");
+    assertThat(get(http.port(), "/healthz").status).as("no probes on the API port").isEqualTo(404);
+    assertThat(get(http.probePort(), "/v1/echo").status).as("no API on the probe port").isEqualTo(404);
+    assertThat(post(http.port(), "/v1/echo", "hello").body).isEqualTo("5");
+  }
+
+  @Test
+  void readyzAnswersWithinASecondWhile64SlowClientsHoldTheApiPort() throws Exception {
+    Duration readLimit = Duration.ofSeconds(3);
+    start(new HttpEndpoints.Limits(4, 4, 16, readLimit, Duration.ofSeconds(3)));
+    long started = System.nanoTime();
+    List<Socket> trickling = new ArrayList<>();
+    for (int i = 0; i < 64; i++) {
+      Socket client = connect(http.port());
+      if (i % 2 == 1) { // Half send a request line and trickle headers; half send nothing at all.
+        client.getOutputStream().write(PARTIAL.getBytes(StandardCharsets.US_ASCII));
+        trickling.add(client);
+      }
+    }
+    trickle.scheduleAtFixedRate(() -> trickling.forEach(s -> send(s, "x")), 200, 200, TimeUnit.MILLISECONDS);
+    Thread.sleep(300); // every trickler's first bytes are in
+
+    Response during = post(http.port(), "/v1/echo", "hello");
+    assertThat(during.status).as("the API port is full: refused, not served nor left hanging").isIn(503, -1);
+    assertThat(during.millis).isLessThan(1000);
+
+    long slowest = 0;
+    for (int i = 0; i < 20; i++) {
+      Response readyz = get(http.probePort(), "/readyz");
+      assertThat(readyz.status).isEqualTo(200);
+      slowest = Math.max(slowest, readyz.millis);
+      Thread.sleep(50);
+    }
+    System.out.printf("/readyz under 64 slow API clients: slowest of 20 answers %d ms%n", slowest);
+    assertThat(slowest).isLessThan(1000);
+    assertThat(get(http.probePort(), "/metrics").status).isEqualTo(200);
+
+    long cutBy = readLimit.plus(Deadlines.GRACE).plusMillis(1500).toMillis();
+    long lastCut = 0;
+    for (Socket client : trickling) {
+      assertThat(readToEnd(client, cutBy - elapsedMillis(started)).status).as("cut off, no answer").isEqualTo(-1);
+      lastCut = Math.max(lastCut, elapsedMillis(started));
+    }
+    assertThat(lastCut).as("those the server was reading were held to the read limit, not less").isGreaterThanOrEqualTo(readLimit.toMillis());
+    assertThat(post(http.port(), "/v1/echo", "hello").status).as("served again, the silent 32 still connected").isEqualTo(200);
+  }
+
+  @Test
+  void aClientTooSlowToSendItsRequestIsCutOffAtTheReadLimit() throws Exception {
+    start(new HttpEndpoints.Limits(4, 4, 16, Duration.ofSeconds(1), Duration.ofSeconds(1)));
+
+    Socket silent = connect(http.port());
+    send(silent, PARTIAL);
+    Socket trickler = connect(http.port());
+    send(trickler, "POST /v1/echo HTTP/1.1\r\nHost: tenantry\r\nContent-Length: 1000\r\n\r\n");
+    trickle.scheduleAtFixedRate(() -> send(trickler, "x"), 100, 100, TimeUnit.MILLISECONDS);
+    long started = System.nanoTime();
+
+    Response silentEnd = readToEnd(silent, 5000);
+    assertThat(silentEnd.status).as("headers never finished: closed, no answer possible").isEqualTo(-1);
+    assertThat(elapsedMillis(started)).isBetween(900L, 2500L);
+    Response trickled = readToEnd(trickler, 5000);
+    assertThat(trickled.status).as("still sending its body at the limit").isEqualTo(408);
+    assertThat(trickled.headers).containsEntry("connection", "close");
+    assertThat(rejected("timeout", 1)).isEqualTo(1);
+    // Cut: the silent one, and the trickler's connection, whose unsent body the server drains (within the
+    // write limit) after the 408 so that the client gets to read the 408.
+    assertThat(rejected("cut", 2)).isEqualTo(2);
+
+    assertThat(post(http.port(), "/v1/echo", "hello").body).isEqualTo("5");
+  }
+
+  @Test
+  void aFullListenerAnswers503WithRetryAfterInsteadOfQueueingForever() throws Exception {
+    create(new HttpEndpoints.Limits(1, 1, 4, Duration.ofSeconds(5), Duration.ofSeconds(5)));
+    CountDownLatch entered = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    http.serve("/v1/block", exchange -> {
+      entered.countDown();
+      await(release);
+      answer(exchange, 200, "done");
+    });
+    http.start();
+
+    Future<Response> handled = callers.submit(() -> post(http.port(), "/v1/block", "1"));
+    assertThat(entered.await(5, TimeUnit.SECONDS)).isTrue();
+    Future<Response> queued = callers.submit(() -> post(http.port(), "/v1/block", "2"));
+    Thread.sleep(500); // the second request waits in the queue of one
+
+    Response busy = post(http.port(), "/v1/echo", "3");
+    assertRefused(busy, "busy");
+    connect(http.port()).getOutputStream().write(PARTIAL.getBytes(StandardCharsets.US_ASCII));
+    connect(http.port()).getOutputStream().write(PARTIAL.getBytes(StandardCharsets.US_ASCII));
+    Thread.sleep(500); // four requests in progress: the cap
+
+    Response overCap = post(http.port(), "/v1/echo", "4");
+    assertRefused(overCap, "connections");
+
+    release.countDown();
+    assertThat(handled.get(5, TimeUnit.SECONDS).status).isEqualTo(200);
+    assertThat(queued.get(5, TimeUnit.SECONDS).status).as("the queued request is served, not refused").isEqualTo(200);
+    sockets.forEach(HttpEndpointsTest::closeQuietly);
+    assertThat(servedAgain()).as("served once the slow clients are gone").isEqualTo("5");
+  }
+
+  @Test
+  void anAnswerTheClientDoesNotReadIsCutOffAtTheWriteLimit() throws Exception {
+    create(new HttpEndpoints.Limits(4, 4, 16, Duration.ofSeconds(5), Duration.ofSeconds(1)));
+    CountDownLatch failed = new CountDownLatch(1);
+    AtomicLong writingMillis = new AtomicLong(-1);
+    http.serve("/v1/big", exchange -> {
+      long started = System.nanoTime();
+      exchange.sendResponseHeaders(200, 0);
+      byte[] chunk = new byte[64 * 1024];
+      try (OutputStream out = exchange.getResponseBody()) {
+        for (int i = 0; i < 4096; i++) { // 256 MiB: far more than the socket buffers hold
+          out.write(chunk);
+        }
+      } catch (IOException e) {
+        writingMillis.set(elapsedMillis(started));
+        failed.countDown();
+      }
+    });
+    http.start();
+
+    Socket reader = new Socket();
+    sockets.add(reader);
+    reader.setReceiveBufferSize(4096);
+    reader.connect(new InetSocketAddress(LOOPBACK, http.port()));
+    send(reader, "GET /v1/big HTTP/1.1\r\nHost: tenantry\r\n\r\n"); // and never read
+
+    assertThat(failed.await(10, TimeUnit.SECONDS)).as("the handler's write is cut off").isTrue();
+    assertThat(writingMillis.get()).isBetween(900L, 2500L);
+    assertThat(rejected("cut", 1)).isEqualTo(1);
+    assertThat(post(http.port(), "/v1/echo", "hello").body).isEqualTo("5");
+  }
+
+  /** The echo of a normal request, once the server has seen the clients that held it close (at most 2 s). */
+  private String servedAgain() throws IOException, InterruptedException {
+    Response response = post(http.port(), "/v1/echo", "hello");
+    for (int i = 0; i < 20 && response.status != 200; i++) {
+      Thread.sleep(100);
+      response = post(http.port(), "/v1/echo", "hello");
+    }
+    return response.body;
+  }
+
+  private void assertRefused(Response response, String reason) throws InterruptedException {
+    assertThat(response.status).isEqualTo(503);
+    assertThat(response.headers).containsEntry("retry-after", "1").containsEntry("connection", "close");
+    assertThat(response.millis).as("answered at once").isLessThan(1000);
+    assertThat(rejected(reason, 1)).isEqualTo(1);
+  }
+
+  private void start(HttpEndpoints.Limits limits) throws IOException {
+    create(limits);
+    http.start();
+  }
+
+  /** Endpoints on 127.0.0.1 serving {@code /v1/echo} (answers the body's length), not started: more routes may follow. */
+  private void create(HttpEndpoints.Limits limits) throws IOException {
+    http = new HttpEndpoints(new InetSocketAddress(LOOPBACK, 0), new InetSocketAddress(LOOPBACK, 0), limits,
+        () -> true, () -> ready, registry);
+    http.serve("/v1/echo", exchange -> {
+      byte[] body;
+      try (InputStream in = exchange.getRequestBody()) {
+        body = in.readAllBytes();
+      }
+      answer(exchange, 200, Integer.toString(body.length));
+    });
+  }
+
+  /** The count of requests refused for {@code reason}, once it reaches {@code expected} (counted just after the connection closes). */
+  private double rejected(String reason, double expected) throws InterruptedException {
+    double count = 0;
+    for (int i = 0; i < 40 && count < expected; i++) {
+      count = registry.get("tenantry.http.rejected").tag("listener", "api").tag("reason", reason).counter().count();
+      if (count < expected) {
+        Thread.sleep(50);
+      }
+    }
+    return count;
+  }
+
+  private static void answer(HttpExchange exchange, int code, String body) throws IOException {
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    exchange.sendResponseHeaders(code, bytes.length);
+    try (OutputStream out = exchange.getResponseBody()) {
+      out.write(bytes);
+    }
+  }
+
+  private Response get(int port, String path) throws IOException {
+    return call(port, "GET " + path + " HTTP/1.1\r\nHost: tenantry\r\nConnection: close\r\n\r\n");
+  }
+
+  private Response post(int port, String path, String body) throws IOException {
+    return call(port, "POST " + path + " HTTP/1.1\r\nHost: tenantry\r\nConnection: close\r\nContent-Length: "
+        + body.length() + "\r\n\r\n" + body);
+  }
+
+  private Response call(int port, String request) throws IOException {
+    long started = System.nanoTime();
+    try (Socket socket = connect(port)) {
+      send(socket, request);
+      Response response = readToEnd(socket, 10_000);
+      return new Response(response.status, response.headers, response.body, elapsedMillis(started));
+    }
+  }
+
+  private Socket connect(int port) throws IOException {
+    Socket socket = new Socket(LOOPBACK, port);
+    sockets.add(socket);
+    return socket;
+  }
+
+  private static void send(Socket socket, String text) {
+    try {
+      OutputStream out = socket.getOutputStream();
+      out.write(text.getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+    } catch (IOException e) {
+      // Cut off by the server: what the tests look for on the reading side.
+    }
+  }
+
+  /** Reads until the server closes the connection (or resets it); fails when it is still open after {@code millis}. */
+  private static Response readToEnd(Socket socket, long millis) throws IOException {
+    long started = System.nanoTime();
+    ByteArrayOutputStream received = new ByteArrayOutputStream();
+    byte[] buffer = new byte[8192];
+    InputStream in = socket.getInputStream();
+    while (true) {
+      long left = millis - elapsedMillis(started);
+      if (left <= 0) {
+        throw new AssertionError("the connection is still open after " + millis + " ms");
+      }
+      socket.setSoTimeout((int) left);
+      int n;
+      try {
+        n = in.read(buffer);
+      } catch (SocketTimeoutException e) {
+        continue;
+      } catch (IOException e) {
+        n = -1; // reset: closed by the server
+      }
+      if (n < 0) {
+        return Response.parse(received.toString(StandardCharsets.ISO_8859_1), elapsedMillis(started));
+      }
+      received.write(buffer, 0, n);
+    }
+  }
+
+  private static long elapsedMillis(long startedNanos) {
+    return (System.nanoTime() - startedNanos) / 1_000_000;
+  }
+
+  private static void await(CountDownLatch latch) {
+    try {
+      latch.await(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static void closeQuietly(Socket socket) {
+    try {
+      socket.close();
+    } catch (IOException e) {
+      // closing anyway
+    }
+  }
+
+  /** An answer: status (-1: the connection closed without one), headers (lower-case names), body, time taken. */
+  private record Response(int status, Map<String, String> headers, String body, long millis) {
+
+    static Response parse(String text, long millis) {
+      int end = text.indexOf("\r\n\r\n");
+      if (!text.startsWith("HTTP/1.1 ") || end < 0) {
+        return new Response(-1, Map.of(), text, millis);
+      }
+      String[] lines = text.substring(0, end).split("\r\n");
+      Map<String, String> headers = new LinkedHashMap<>();
+      for (int i = 1; i < lines.length; i++) {
+        int colon = lines[i].indexOf(':');
+        headers.put(lines[i].substring(0, colon).trim().toLowerCase(Locale.ROOT), lines[i].substring(colon + 1).trim());
+      }
+      return new Response(Integer.parseInt(lines[0].substring(9, 12)), headers, text.substring(end + 4), millis);
+    }
+  }
+}
