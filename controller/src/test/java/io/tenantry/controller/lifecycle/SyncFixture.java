@@ -2,17 +2,13 @@ package io.tenantry.controller.lifecycle;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import io.tenantry.api.v1alpha1.AppSpec;
-import io.tenantry.api.v1alpha1.DatabaseEngine;
-import io.tenantry.api.v1alpha1.DatabaseSpec;
 import io.tenantry.api.v1alpha1.Tenant;
-import io.tenantry.api.v1alpha1.TenantSpec;
-import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.controller.apply.Converger;
 import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.controller.fakes.FakeCluster;
 import io.tenantry.controller.fakes.InMemorySecretStore;
 import io.tenantry.controller.fakes.Writes;
+import io.tenantry.controller.operator.OperatorHarness;
 import io.tenantry.controller.queue.SyncResult;
 import io.tenantry.controller.rollout.RolloutGate;
 import io.tenantry.controller.secrets.TemplateState;
@@ -84,18 +80,9 @@ final class SyncFixture {
     this(10);
   }
 
-  /** An Active tenant with one app (web) and one PostgreSQL database (main), stored in the cluster. */
+  /** An Active tenant with one app (web, 2 replicas) and one PostgreSQL database (main), stored in the cluster. */
   Tenant tenant(String name) {
-    Tenant tenant = new Tenant();
-    tenant.getMetadata().setName(name);
-    TenantSpec spec = new TenantSpec();
-    spec.setState(TenantState.Active);
-    spec.setOrganization("Acme Corp");
-    spec.setEmail("ops@acme.example");
-    spec.getApps().add(new AppSpec("web", "registry.example.com/acme/web", "1.0.0", 2, 8080));
-    spec.getDatabases().add(new DatabaseSpec("main", DatabaseEngine.POSTGRES, "16.4", "1Gi"));
-    tenant.setSpec(spec);
-    return cluster.putTenant(tenant);
+    return cluster.putTenant(OperatorHarness.tenant(name, 2, true));
   }
 
   SyncResult sync(String name) {
