@@ -31,41 +31,54 @@ public final class AllocationService implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(AllocationService.class);
 
-  private final ClusterDirectory directory;
-  private final Allocator allocator;
-  private final AllocationApi api;
+  /** What {@link #wire} builds: the clusters this process reaches, the allocator over them, and its HTTP API. */
+  public record Parts(ClusterDirectory directory, Allocator allocator, AllocationApi api) {
+  }
+
+  private final Parts parts;
   private final ScheduledExecutorService refresh = Executors.newSingleThreadScheduledExecutor(r -> {
     Thread t = new Thread(r, "allocation-refresh");
     t.setDaemon(true);
     return t;
   });
 
-  private AllocationService(OperatorConfig config, KubernetesClient client, FleetRecords records, MeterRegistry registry,
+  private AllocationService(Parts parts) {
+    this.parts = parts;
+  }
+
+  /** Builds the allocation side's collaborators from the configuration's allocation and fleet settings. */
+  public static Parts wire(OperatorConfig config, KubernetesClient client, FleetRecords records, MeterRegistry registry,
       Clock clock) {
     OperatorConfig.Allocation settings = config.allocation();
     KubeContexts contexts = KubeContexts.load(config.fleet().kubeconfigs().stream().map(Path::of).toList());
-    this.directory = new ClusterDirectory(records,
+    ClusterDirectory directory = new ClusterDirectory(records,
         ClusterDirectory.localCluster(config.fleet().clusterName(), config.fleet().clusterContextOrName(), clock), client, contexts);
-    this.allocator = new Allocator(records, directory, clock, Duration.ofSeconds(settings.retryAfterSeconds()), registry);
-    this.api = new AllocationApi(allocator, readToken(Path.of(settings.tokenFile())), settings.maxRequestBytes(), settings.defaultPool());
+    Allocator allocator = new Allocator(records, directory, clock, Duration.ofSeconds(settings.retryAfterSeconds()), registry);
+    AllocationApi api = new AllocationApi(allocator, readToken(Path.of(settings.tokenFile())), settings.maxRequestBytes(),
+        settings.defaultPool());
+    return new Parts(directory, allocator, api);
   }
 
-  /** Reaches the clusters, finishes interrupted bindings, then serves on the operator's port. */
+  /** Wires the allocation side and starts it on {@code operator}'s port: see {@link #start(Operator, Parts, int)}. */
   public static AllocationService start(Operator operator, OperatorConfig config, KubernetesClient client, FleetRecords records,
       Clock clock) {
-    AllocationService service = new AllocationService(config, client, records, operator.registry(), clock);
+    return start(operator, wire(config, client, records, operator.registry(), clock), config.allocation().clusterRefreshSeconds());
+  }
+
+  /** Reaches the clusters, finishes interrupted bindings, then serves on the operator's port, refreshing every {@code period} seconds. */
+  public static AllocationService start(Operator operator, Parts parts, int period) {
+    AllocationService service = new AllocationService(parts);
     service.refresh();
-    int period = config.allocation().clusterRefreshSeconds();
     service.refresh.scheduleWithFixedDelay(service::refresh, period, period, TimeUnit.SECONDS);
-    operator.serve(AllocationApi.PATH, service.api);
-    LOG.info("allocation API serving {} {}", kv("path", AllocationApi.PATH), kv("clusters", service.directory.clusters().size()));
+    operator.serve(AllocationApi.PATH, parts.api());
+    LOG.info("allocation API serving {} {}", kv("path", AllocationApi.PATH), kv("clusters", parts.directory().clusters().size()));
     return service;
   }
 
   private void refresh() {
     try {
-      directory.refresh();
-      allocator.recordUnrecorded();
+      parts.directory().refresh();
+      parts.allocator().recordUnrecorded();
     } catch (RuntimeException e) {
       // Datastore or a cluster unreachable: allocations answer 503 meanwhile; try again next period.
       LOG.warn("allocation refresh failed {}", kv("error", e.getMessage()));
@@ -84,14 +97,10 @@ public final class AllocationService implements AutoCloseable {
     }
   }
 
-  public Allocator allocator() {
-    return allocator;
-  }
-
   @Override
   public void close() {
     refresh.shutdownNow();
-    allocator.close();
-    directory.close();
+    parts.allocator().close();
+    parts.directory().close();
   }
 }

@@ -186,7 +186,7 @@ class AllocationIT {
         {"metadata": {"annotations": {"%s": "killed-%s", "%s": "%s"}},
          "spec": {"state": "Active", "organization": "Initech", "email": "it@initech.example"}}
         """.formatted(WellKnown.ALLOCATION_REQUEST, pool, WellKnown.ALLOCATED_AT, allocatedAt));
-    await().atMost(Duration.ofSeconds(10)).until(() -> harness.allocation.allocator().recordUnrecorded() == 1);
+    await().atMost(Duration.ofSeconds(10)).until(() -> harness.allocationParts.allocator().recordUnrecorded() == 1);
 
     await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(client.resources(Tenant.class).withName(name).get()
         .getMetadata().getAnnotations()).containsEntry(WellKnown.ALLOCATION_RECORDED, "true"));
@@ -195,7 +195,7 @@ class AllocationIT {
     assertThat(recorded.organization()).isEqualTo("Initech");
     assertThat(recorded.cluster()).isEqualTo("east");
     // Recorded once: a second pass finds nothing left to record.
-    await().atMost(Duration.ofSeconds(10)).until(() -> harness.allocation.allocator().recordUnrecorded() == 0);
+    await().atMost(Duration.ofSeconds(10)).until(() -> harness.allocationParts.allocator().recordUnrecorded() == 0);
     // The caller's retry gets that tenant.
     Answer retry = api.allocate("killed-" + pool, "Initech", "it@initech.example", pool);
     assertThat(retry.status()).isEqualTo(200);

@@ -38,6 +38,7 @@ import io.tenantry.testsupport.WithCluster;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterAll;
@@ -67,7 +68,8 @@ class HostileTenantIT {
   static void start(TestCluster testCluster, KubernetesClient kubernetesClient) throws Exception {
     cluster = testCluster;
     client = kubernetesClient;
-    harness = new OperatorHarness(cluster, OperatorConfig.defaults());
+    // Its own template namespace: other test classes leave their templates in the default one.
+    harness = new OperatorHarness(cluster, OperatorConfig.defaults().with("templateNamespace: tenantry-templates-hostile"));
     OperatorHarness.installAdmissionPolicy(client);
     acme = uniqueName("acme");
     globex = uniqueName("globex");
@@ -133,13 +135,21 @@ class HostileTenantIT {
             + " mallory may not set, change or remove them on Secret smtp");
 
     // A cluster administrator is not stopped by the policy: the operator still takes templates from
-    // the template namespace only. A real template pushed afterwards reaches globex; the planted one never does.
+    // the template namespace only. Real templates pushed afterwards reach globex; the planted one never does.
     client.secrets().inNamespace(ns(acme)).resource(planted("smtp")).create();
-    harness.store.put(Scope.template(), "real-" + acme, Map.of("key", "value".getBytes(StandardCharsets.UTF_8)));
+    for (String template : List.of("one", "two", "three")) {
+      harness.store.put(Scope.template(), template, Map.of("key", template.getBytes(StandardCharsets.UTF_8)));
+    }
     harness.parts.templates().refresh();
-    await().atMost(CONVERGE).until(() -> client.secrets().inNamespace(ns(globex)).withName("real-" + acme).get() != null);
+    await().atMost(CONVERGE).until(() -> client.secrets().inNamespace(ns(globex)).withName("three").get() != null);
     assertThat(client.secrets().inNamespace(ns(globex)).withName("smtp").get()).isNull();
-    assertThat(client.secrets().inNamespace(ns(acme)).withName("real-" + acme).get()).isNotNull();
+    assertThat(client.secrets().inNamespace(ns(acme)).withName("three").get()).isNotNull();
+
+    // A template removed from the store is removed from every tenant.
+    harness.store.delete(Scope.template(), "three");
+    harness.parts.templates().refresh();
+    await().atMost(CONVERGE).until(() -> client.secrets().inNamespace(ns(globex)).withName("three").get() == null
+        && client.secrets().inNamespace(ns(acme)).withName("three").get() == null);
   }
 
   @Test

@@ -60,6 +60,8 @@ public final class OperatorHarness implements AutoCloseable {
   public Operator.Parts parts;
   /** The allocation API, once {@link #serveAllocations} started it. */
   public AllocationService allocation;
+  /** The allocation API's collaborators, once {@link #serveAllocations} started it. */
+  public AllocationService.Parts allocationParts;
 
   public OperatorHarness(TestCluster cluster, OperatorConfig config) throws Exception {
     this(cluster, config, null);
@@ -112,7 +114,8 @@ public final class OperatorHarness implements AutoCloseable {
     Files.writeString(tokenFile, token + "\n");
     OperatorConfig serving = config.with("{fleet: {datastoreProjectId: %s}, allocation: {enabled: true, tokenFile: '%s'}}"
         .formatted(io.tenantry.spares.DatastoreEmulator.PROJECT_ID, tokenFile));
-    allocation = AllocationService.start(operator, serving, operatorClient, records, java.time.Clock.systemUTC());
+    allocationParts = AllocationService.wire(serving, operatorClient, records, operator.registry(), java.time.Clock.systemUTC());
+    allocation = AllocationService.start(operator, allocationParts, serving.allocation().clusterRefreshSeconds());
     return new AllocationCalls(operator.httpPort(), token);
   }
 
