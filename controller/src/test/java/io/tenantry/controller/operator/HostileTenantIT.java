@@ -130,19 +130,19 @@ class HostileTenantIT {
 
   @Test
   void aSecretDressedAsATemplateIsRefusedAndEvenPlantedByAnAdminReachesNoOtherTenant() {
-    assertThatThrownBy(() -> admin.secrets().inNamespace(ns(acme)).resource(planted("smtp")).create())
+    assertThatThrownBy(() -> admin.secrets().inNamespace(ns(acme)).resource(planted("planted-template")).create())
         .hasMessageContaining("the labels tenantry.io/* and app.kubernetes.io/managed-by are set by the Tenantry operator only:"
-            + " mallory may not set, change or remove them on Secret smtp");
+            + " mallory may not set, change or remove them on Secret planted-template");
 
     // A cluster administrator is not stopped by the policy: the operator still takes templates from
     // the template namespace only. Real templates pushed afterwards reach globex; the planted one never does.
-    client.secrets().inNamespace(ns(acme)).resource(planted("smtp")).create();
+    client.secrets().inNamespace(ns(acme)).resource(planted("planted-template")).create();
     for (String template : List.of("one", "two", "three")) {
       harness.store.put(Scope.template(), template, Map.of("key", template.getBytes(StandardCharsets.UTF_8)));
     }
     harness.parts.templates().refresh();
     await().atMost(CONVERGE).until(() -> client.secrets().inNamespace(ns(globex)).withName("three").get() != null);
-    assertThat(client.secrets().inNamespace(ns(globex)).withName("smtp").get()).isNull();
+    assertThat(client.secrets().inNamespace(ns(globex)).withName("planted-template").get()).isNull();
     assertThat(client.secrets().inNamespace(ns(acme)).withName("three").get()).isNotNull();
 
     // A template removed from the store is removed from every tenant.

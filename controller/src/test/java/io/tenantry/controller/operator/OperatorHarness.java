@@ -249,6 +249,9 @@ public final class OperatorHarness implements AutoCloseable {
   public void close() {
     try (KubernetesClient client = new KubernetesClientBuilder().withConfig(adminConfig).build()) {
       purgeAll(client);
+      // The next test class's operator has a store of its own: templates left here would be a mass
+      // deletion its template sync rightly refuses.
+      client.secrets().inNamespace(config.templateNamespace()).withLabel(WellKnown.TEMPLATE, "true").delete();
     } finally {
       if (allocation != null) {
         allocation.close();
