@@ -43,7 +43,8 @@ public final class Workers {
     this.onFailure = onFailure;
     this.succeeded = Timer.builder("tenantry.sync").tags("queue", name, "result", "success").description("Syncs").register(registry);
     this.failed = Timer.builder("tenantry.sync").tags("queue", name, "result", "failure").description("Syncs").register(registry);
-    Gauge.builder("tenantry.syncs.in.progress", inProgress, AtomicInteger::get).tag("queue", name).register(registry);
+    Gauge.builder("tenantry.syncs.in.progress", inProgress, AtomicInteger::get).tag("queue", name)
+        .description("Syncs running now").register(registry);
   }
 
   /** Syncs running right now. */
