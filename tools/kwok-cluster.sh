@@ -3,7 +3,9 @@
 # binaries tools/build-test-binaries.sh built (never a download). Real kube-apiserver, etcd,
 # kube-controller-manager and kube-scheduler; kwok fakes the nodes and the pods' lifecycle.
 # kube-controller-manager's hostPath provisioner binds PVCs of the default StorageClass, so a
-# StatefulSet's volumeClaimTemplates are served by the real PV controller.
+# StatefulSet's volumeClaimTemplates are served by the real PV controller. The pods' lifecycle is
+# tools/kwok-pod-stages.yaml (kwokctl's global --config, copied into the cluster's kwok.yaml for the
+# kwok controller): kwok's fast stages, plus a Job pod whose first container runs `false` fails.
 #
 #   kwok-cluster.sh up <name> [nodes]   create (or reuse) the cluster; prints its kubeconfig path
 #   kwok-cluster.sh down <name>         delete the cluster and its files
@@ -41,6 +43,7 @@ up() {
   fi
   "$kwokctl" delete cluster --name "$name" >/dev/null 2>&1 || true
   "$kwokctl" create cluster --name "$name" --runtime binary \
+    --config "$here/kwok-pod-stages.yaml" \
     --kubeconfig "" \
     --kube-apiserver-binary "$k8s_dir/kube-apiserver" \
     --kube-controller-manager-binary "$k8s_dir/kube-controller-manager" \

@@ -1,6 +1,7 @@
 package io.tenantry.testsupport;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Node;
@@ -10,7 +11,11 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
+import io.fabric8.kubernetes.api.model.batch.v1.JobCondition;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -21,7 +26,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The simulated cluster's controllers and fake nodes are real enough for the operator: a
  * Deployment becomes Available and a StatefulSet with a volume claim template becomes Ready,
- * its claim bound to a volume provisioned by kube-controller-manager.
+ * its claim bound to a volume provisioned by kube-controller-manager. A Job completes, unless its
+ * container runs {@code false} (tools/kwok-pod-stages.yaml): then it fails, as on a real node.
  */
 @WithCluster(workloads = true)
 class SimulatedClusterIT {
@@ -99,5 +105,56 @@ class SimulatedClusterIT {
     assertThat(claim.getSpec().getVolumeName()).isNotBlank();
     assertThat(client.persistentVolumes().withName(claim.getSpec().getVolumeName()).get().getSpec().getClaimRef().getName())
         .isEqualTo("data-db-0");
+  }
+
+  @Test
+  void aJobCompletes(KubernetesClient client) {
+    client.batch().v1().jobs().resource(job("done", "sh", "-c", "exit 0")).create();
+
+    await().atMost(Duration.ofSeconds(60))
+        .untilAsserted(() -> assertThat(jobCondition(client, "done")).isEqualTo("Complete"));
+    assertThat(client.pods().inNamespace(NS).withLabel("job-name", "done").list().getItems())
+        .singleElement()
+        .satisfies(pod -> assertThat(pod.getStatus().getPhase()).isEqualTo("Succeeded"));
+  }
+
+  @Test
+  void aJobWhoseContainerRunsFalseFails(KubernetesClient client) {
+    client.batch().v1().jobs().resource(job("broken", "false")).create();
+
+    await().atMost(Duration.ofSeconds(60))
+        .untilAsserted(() -> assertThat(jobCondition(client, "broken")).isEqualTo("Failed"));
+    assertThat(client.pods().inNamespace(NS).withLabel("job-name", "broken").list().getItems())
+        .singleElement()
+        .satisfies(pod -> {
+          assertThat(pod.getStatus().getPhase()).isEqualTo("Failed");
+          assertThat(pod.getStatus().getContainerStatuses().get(0).getState().getTerminated().getExitCode())
+              .isEqualTo(1);
+        });
+  }
+
+  /** A Job of one pod that runs {@code command} once: no retries, no restarts. */
+  private static Job job(String name, String... command) {
+    return new JobBuilder()
+        .withNewMetadata().withName(name).withNamespace(NS).endMetadata()
+        .withNewSpec().withBackoffLimit(0)
+        .withNewTemplate().withNewSpec().withRestartPolicy("Never")
+        .addNewContainer().withName("main").withImage("registry.example.com/tool:1.0").withCommand(command)
+        .endContainer()
+        .endSpec().endTemplate().endSpec()
+        .build();
+  }
+
+  /** The type of the Job's True terminal condition (Complete or Failed), or null while it runs. */
+  private static String jobCondition(KubernetesClient client, String name) {
+    Job job = client.batch().v1().jobs().inNamespace(NS).withName(name).get();
+    if (job == null || job.getStatus() == null || job.getStatus().getConditions() == null) {
+      return null;
+    }
+    return job.getStatus().getConditions().stream()
+        .filter(c -> List.of("Complete", "Failed").contains(c.getType()) && "True".equals(c.getStatus()))
+        .map(JobCondition::getType)
+        .findFirst()
+        .orElse(null);
   }
 }

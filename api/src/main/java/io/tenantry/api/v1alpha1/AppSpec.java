@@ -56,6 +56,39 @@ public class AppSpec {
   @JsonPropertyDescription("CPU and memory requests and limits of the app's containers.")
   private AppResources resources;
 
+  @Size(max = 8)
+  @JsonPropertyDescription("Names of the tenant's databases this app is bound to (spec.databases[].name); when absent, all of them. Each binding is a directory $SERVICE_BINDING_ROOT/<database>/ (SERVICE_BINDING_ROOT=/bindings) with the Service Binding spec's keys, and a variable <DATABASE>_URL with its connection URI.")
+  private List<String> databases;
+
+  @Size(max = 16)
+  @ValidationRule(value = "self.all(s, self.exists_one(t, t.name == s.name))",
+      message = "spec.apps[].secrets: each template secret may be named once")
+  @JsonPropertyDescription("Template secrets the app consumes, as files under /etc/tenantry/secrets/<name>/ or as environment variables.")
+  private List<AppSecretRef> secrets = new ArrayList<>();
+
+  @Size(max = 16)
+  @ValidationRule(value = "self.all(f, self.exists_one(g, g.name == f.name))",
+      message = "spec.apps[].config: file names must be unique within an app")
+  @JsonPropertyDescription("Per-tenant configuration files, mounted read-only under /etc/tenantry/config/. A change rolls the app.")
+  private List<ConfigFile> config = new ArrayList<>();
+
+  @Size(max = 256)
+  @Pattern(Patterns.HTTP_PATH)
+  @JsonPropertyDescription("Path of the app's readiness check, an HTTP GET on its port (must start with /). When absent, the pod is ready once its port accepts TCP connections.")
+  private String readinessPath;
+
+  @Size(max = 256)
+  @Pattern(Patterns.HTTP_PATH)
+  @JsonPropertyDescription("Path of the app's liveness check, an HTTP GET on its port (must start with /); the pod restarts after 3 failures 10s apart. When absent, no liveness check.")
+  private String livenessPath;
+
+  @JsonPropertyDescription("Migration run as a Job with the new version's image before the app first starts and before its version changes; the Deployment changes only once it succeeded.")
+  private MigrationSpec migrate;
+
+  @Default("false")
+  @JsonPropertyDescription("Lets the app's container write to its root filesystem. Default false: the root filesystem is read-only and /tmp is a size-limited emptyDir.")
+  private Boolean writableRootFilesystem = false;
+
   public AppSpec() {
   }
 
@@ -123,15 +156,75 @@ public class AppSpec {
     this.resources = resources;
   }
 
+  public List<String> getDatabases() {
+    return databases;
+  }
+
+  public void setDatabases(List<String> databases) {
+    this.databases = databases;
+  }
+
+  public List<AppSecretRef> getSecrets() {
+    return secrets;
+  }
+
+  public void setSecrets(List<AppSecretRef> secrets) {
+    this.secrets = secrets;
+  }
+
+  public List<ConfigFile> getConfig() {
+    return config;
+  }
+
+  public void setConfig(List<ConfigFile> config) {
+    this.config = config;
+  }
+
+  public String getReadinessPath() {
+    return readinessPath;
+  }
+
+  public void setReadinessPath(String readinessPath) {
+    this.readinessPath = readinessPath;
+  }
+
+  public String getLivenessPath() {
+    return livenessPath;
+  }
+
+  public void setLivenessPath(String livenessPath) {
+    this.livenessPath = livenessPath;
+  }
+
+  public MigrationSpec getMigrate() {
+    return migrate;
+  }
+
+  public void setMigrate(MigrationSpec migrate) {
+    this.migrate = migrate;
+  }
+
+  public Boolean getWritableRootFilesystem() {
+    return writableRootFilesystem;
+  }
+
+  public void setWritableRootFilesystem(Boolean writableRootFilesystem) {
+    this.writableRootFilesystem = writableRootFilesystem;
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof AppSpec a && Objects.equals(name, a.name) && Objects.equals(image, a.image)
         && Objects.equals(version, a.version) && Objects.equals(replicas, a.replicas)
-        && Objects.equals(port, a.port) && Objects.equals(env, a.env) && Objects.equals(resources, a.resources);
+        && Objects.equals(port, a.port) && Objects.equals(env, a.env) && Objects.equals(resources, a.resources)
+        && Objects.equals(databases, a.databases) && Objects.equals(secrets, a.secrets) && Objects.equals(config, a.config)
+        && Objects.equals(readinessPath, a.readinessPath) && Objects.equals(livenessPath, a.livenessPath)
+        && Objects.equals(migrate, a.migrate) && Objects.equals(writableRootFilesystem, a.writableRootFilesystem);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(name, image, version, replicas, port, env, resources);
+    return Objects.hash(name, image, version, replicas, port, env, resources, databases, secrets, config, readinessPath,
+        livenessPath, migrate, writableRootFilesystem);
   }
 }

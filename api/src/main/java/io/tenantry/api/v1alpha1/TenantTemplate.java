@@ -15,6 +15,8 @@ import java.util.Objects;
  * identity and lifecycle state; a {@link SparePool} builds its spares from a template.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(value = "!has(self.apps) || self.apps.all(a, !has(a.databases) || a.databases.all(n, has(self.databases) && self.databases.exists(d, d.name == n)))",
+    message = "spec.apps[].databases: every entry must name a database of spec.databases")
 public class TenantTemplate {
 
   @Default("standard")

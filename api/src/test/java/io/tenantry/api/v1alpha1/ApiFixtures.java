@@ -52,6 +52,14 @@ final class ApiFixtures {
     AppSpec web = new AppSpec("web", "registry.example.com/acme/web", "1.4.2", 2, 8080);
     web.getEnv().add(new EnvVar("LOG_LEVEL", "info"));
     web.setResources(new AppResources(new ComputeResources("250m", "256Mi"), new ComputeResources("1", "512Mi")));
+    web.setDatabases(new java.util.ArrayList<>(java.util.List.of("main", "cache")));
+    web.getSecrets().add(new AppSecretRef("smtp", false));
+    web.getSecrets().add(new AppSecretRef("stripe", true));
+    web.getConfig().add(new ConfigFile("app.yaml", "features: [search]\n"));
+    web.setReadinessPath("/healthz");
+    web.setLivenessPath("/livez");
+    web.setMigrate(new MigrationSpec(new java.util.ArrayList<>(java.util.List.of("/app/migrate")),
+        new java.util.ArrayList<>(java.util.List.of("--to-latest"))));
     spec.getApps().add(web);
     spec.getApps().add(new AppSpec("worker", "registry.example.com/acme/worker", "1.4.2", 1, 9090));
     tenant.setSpec(spec);

@@ -101,7 +101,7 @@ class CrdValidationIT {
 
   static Stream<Arguments> invalidTenants() {
     return Stream.of(invalidNamesStatesAndBounds(), missingFieldsAndMalformedStrings(),
-            crossFieldRulesAndListSizes(), malformedNestedFields())
+            crossFieldRulesAndListSizes(), malformedNestedFields(), malformedAppWiring())
         .flatMap(group -> group);
   }
 
@@ -197,6 +197,39 @@ class CrdValidationIT {
             "spec.plan", "should match"));
   }
 
+  /** Bindings, secrets, configuration files, probes and migrations of an app. */
+  private static Stream<Arguments> malformedAppWiring() {
+    return Stream.of(
+        invalid("an app bound to a database the tenant does not have", t -> ((ArrayNode) app(t, 0).get("databases")).add("orders"),
+            "spec.apps[].databases: every entry must name a database of spec.databases"),
+        invalid("an empty migrate command", t -> app(t, 0).with("migrate").putArray("command"),
+            "spec.apps[0].migrate.command", "at least 1 items"),
+        invalid("a migrate command with an empty entry", t -> app(t, 0).with("migrate").putArray("command").add(""),
+            "spec.apps[].migrate.command: entries must be non-empty"),
+        invalid("a migration timeout over an hour", t -> app(t, 0).with("migrate").put("timeoutSeconds", 3601),
+            "spec.apps[0].migrate.timeoutSeconds", "less than or equal to 3600"),
+        invalid("a readiness path not starting with /", t -> app(t, 0).put("readinessPath", "healthz"),
+            "spec.apps[0].readinessPath", "should match"),
+        invalid("a liveness path with a space", t -> app(t, 0).put("livenessPath", "/live z"),
+            "spec.apps[0].livenessPath", "should match"),
+        invalid("a config file name that is a path", t -> ((ObjectNode) app(t, 0).get("config").get(0)).put("name", "../passwd"),
+            "spec.apps[0].config[0].name", "should match"),
+        invalid("a hidden config file", t -> ((ObjectNode) app(t, 0).get("config").get(0)).put("name", ".env"),
+            "spec.apps[0].config[0].name", "should match"),
+        invalid("over-long config contents", t -> ((ObjectNode) app(t, 0).get("config").get(0)).put("content", "x".repeat(32769)),
+            "spec.apps[0].config[0].content: Too long"),
+        invalid("more than 16 config files", t -> {
+          ArrayNode config = (ArrayNode) app(t, 0).get("config");
+          for (int i = 0; i < 16; i++) {
+            config.addObject().put("name", "f" + i + ".yaml").put("content", "");
+          }
+        }, "spec.apps[0].config: Too many: 17: must have at most 16 items"),
+        invalid("a template secret name with capitals", t -> ((ObjectNode) app(t, 0).get("secrets").get(0)).put("name", "SMTP"),
+            "spec.apps[0].secrets[0].name", "should match"),
+        invalid("one template secret named twice", t -> ((ObjectNode) app(t, 0).get("secrets").get(1)).put("name", "smtp"),
+            "spec.apps[].secrets: each template secret may be named once"));
+  }
+
   @ParameterizedTest(name = "a tenant with {0} is refused")
   @MethodSource("invalidTenants")
   void anInvalidTenantIsRefusedNamingTheField(String description, Consumer<ObjectNode> mutation, List<String> expected) {
@@ -251,6 +284,7 @@ class CrdValidationIT {
 
     // Adding a database, or renaming one with another engine, is allowed.
     tenant.getSpec().getDatabases().get(0).setName("reporting");
+    tenant.getSpec().getApps().get(0).setDatabases(List.of("reporting", "cache")); // Bindings follow the rename.
     assertThat(client.resources(Tenant.class).resource(tenant).update().getSpec().getDatabases())
         .extracting(DatabaseSpec::getName).containsExactly("reporting", "cache");
   }

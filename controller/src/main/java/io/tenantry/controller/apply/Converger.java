@@ -5,11 +5,13 @@ import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.tenantry.api.WellKnown;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Predicate;
 
 /**
@@ -17,6 +19,7 @@ import java.util.function.Predicate;
  * the cache (no API call), {@link #execute} writes what differs and deletes what is owned but no
  * longer desired. The namespace and Secrets are never deleted here (they hold customer data;
  * only purging a tenant removes them), except copies of template Secrets that left the template.
+ * A Job is never rewritten (its pod template is immutable): it is created, then left to finish.
  */
 public final class Converger {
 
@@ -27,11 +30,20 @@ public final class Converger {
   }
 
   public static ChangePlan plan(List<HasMetadata> desired, List<HasMetadata> owned) {
+    return plan(desired, owned, Set.of());
+  }
+
+  /** @param kept owned objects to leave as they are: neither written nor deleted */
+  public static ChangePlan plan(List<HasMetadata> desired, List<HasMetadata> owned, Set<ObjectKey> kept) {
     Map<ObjectKey, HasMetadata> existing = new HashMap<>();
     owned.forEach(o -> existing.put(ObjectKey.of(o), o));
+    existing.keySet().removeAll(kept);
     List<ChangePlan.Write> writes = new ArrayList<>();
     for (HasMetadata want : desired) {
       HasMetadata have = existing.remove(ObjectKey.of(want));
+      if (want instanceof Job && have != null) {
+        continue;
+      }
       keepImmutableFields(want, have);
       if (!Applier.upToDate(want, have)) {
         writes.add(new ChangePlan.Write(want, have));

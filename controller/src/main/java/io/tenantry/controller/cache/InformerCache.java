@@ -1,5 +1,6 @@
 package io.tenantry.controller.cache;
 
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.LimitRange;
 import io.fabric8.kubernetes.api.model.Namespace;
@@ -8,6 +9,7 @@ import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.rbac.Role;
@@ -44,7 +46,7 @@ public final class InformerCache implements ClusterView, AutoCloseable {
   /** Every kind the operator owns in a tenant's namespace (and the namespace itself). */
   public static final List<Class<? extends HasMetadata>> OWNED_KINDS = List.of(
       Namespace.class, Role.class, RoleBinding.class, NetworkPolicy.class, ResourceQuota.class, LimitRange.class,
-      Secret.class, Service.class, PodDisruptionBudget.class, StatefulSet.class, Deployment.class);
+      Secret.class, ConfigMap.class, Service.class, PodDisruptionBudget.class, StatefulSet.class, Deployment.class, Job.class);
 
   private static final String POOL_INDEX = "pool";
 

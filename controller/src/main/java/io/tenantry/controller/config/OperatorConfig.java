@@ -36,6 +36,8 @@ public record OperatorConfig(
     String edgeNamespace,
     @JsonPropertyDescription("Reserved namespace holding the template secrets.")
     String templateNamespace,
+    @JsonPropertyDescription("The cluster's DNS domain: a database's binding names its Service as <service>.<namespace>.svc.<clusterDomain>.")
+    String clusterDomain,
     @JsonPropertyDescription("Namespace of the operator's leader-election Lease.")
     String operatorNamespace,
     @JsonPropertyDescription("Worker threads syncing tenants.")
@@ -82,6 +84,7 @@ public record OperatorConfig(
       namespacePrefix: tenant-
       edgeNamespace: tenantry-edge
       templateNamespace: tenantry-templates
+      clusterDomain: cluster.local
       operatorNamespace: tenantry-system
       workers: 4
       resyncPeriodSeconds: 600
@@ -301,6 +304,9 @@ public record OperatorConfig(
     }
     if (leaderElection().renewDeadlineSeconds() >= leaderElection().leaseDurationSeconds()) {
       errors.add("leaderElection.renewDeadlineSeconds: must be shorter than leaseDurationSeconds");
+    }
+    if (clusterDomain() == null || !clusterDomain().matches("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")) {
+      errors.add("clusterDomain: must be a DNS name such as cluster.local");
     }
     validateServices(errors);
     validateHttp(errors);

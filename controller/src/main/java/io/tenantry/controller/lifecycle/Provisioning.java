@@ -6,11 +6,14 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.tenantry.api.Timestamps;
 import io.tenantry.api.v1alpha1.TenantStatus;
 import io.tenantry.controller.apply.ChangePlan;
 import io.tenantry.controller.apply.Converger;
 import io.tenantry.controller.cache.ClusterView;
+import io.tenantry.controller.migration.MigrationDecision;
+import io.tenantry.controller.migration.MigrationJob;
 import io.tenantry.controller.queue.SyncResult;
 import io.tenantry.controller.resources.DesiredState;
 import io.tenantry.controller.resources.TenantContext;
@@ -31,6 +34,7 @@ import io.tenantry.controller.status.SecretsStatus;
 import io.tenantry.controller.status.StatusBuilder;
 import io.tenantry.secretstore.SecretStoreException;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -50,7 +54,8 @@ import org.slf4j.LoggerFactory;
 public final class Provisioning {
 
   private static final Logger LOG = LoggerFactory.getLogger(Provisioning.class);
-  private static final Predicate<HasMetadata> WORKLOAD = o -> o instanceof Deployment || o instanceof StatefulSet;
+  /** What a rollout slot bounds: workloads and the migrations that precede them. */
+  private static final Predicate<HasMetadata> WORKLOAD = o -> o instanceof Deployment || o instanceof StatefulSet || o instanceof Job;
   private static final Predicate<HasMetadata> NOTHING = o -> false;
 
   private final ClusterView cache;
@@ -86,10 +91,31 @@ public final class Provisioning {
       LOG.warn("secret store unavailable {} {}", kv("tenant", ctx.name()), kv("error", e.getMessage()));
       return new Outcome(status(ctx, workloads, SecretsStatus.failed(TenantSecrets.reason(e), e.getMessage())), SyncResult.withBackoff());
     }
-    List<HasMetadata> desired = DesiredState.of(ctx, resolved.credentials(), resolved.templates(), workloads);
-    ChangePlan plan = Converger.plan(desired, cache.ownedBy(ctx.name()));
+    AppVersions apps = AppVersions.of(ctx, cache, workloads, DesiredState.byName(resolved.templates()));
+    List<HasMetadata> desired = new ArrayList<>(
+        DesiredState.of(ctx, resolved.credentials(), resolved.templates(), workloads, apps.versions()));
+    desired.addAll(apps.jobs());
+    ChangePlan plan = Converger.plan(desired, cache.ownedBy(ctx.name()), apps.kept());
+    SecretsStatus secretsStatus = secretsStatus(resolved, apps);
+    if (!apps.failures().isEmpty()) {
+      return migrationFailed(ctx, workloads, plan, apps, secretsStatus);
+    }
     Decision decision = decide(ctx, plan, desired);
-    return execute(ctx, workloads, plan, decision, secretsStatus(resolved));
+    return execute(ctx, workloads, plan, decision, secretsStatus);
+  }
+
+  /**
+   * A failed migration stops the tenant's rollout where it is: the previous version keeps
+   * serving, the Job stays for its logs, the slot goes to the next tenant, and the tenant is
+   * looked at again with backoff (a new version, or deleting the Job, retries).
+   */
+  private Outcome migrationFailed(TenantContext ctx, Workloads workloads, ChangePlan plan, AppVersions apps,
+      SecretsStatus secretsStatus) {
+    gate.release(ctx.name(), false);
+    converger.execute(plan, WORKLOAD);
+    LOG.warn("migration failed {} {}", kv("tenant", ctx.name()), kv("failures", apps.failures()));
+    return new Outcome(StatusBuilder.failed(status(ctx, workloads, secretsStatus), ctx.tenant().getMetadata().getGeneration(),
+        Reason.MigrationFailed, String.join("; ", apps.failures()), Timestamps.now(clock)), SyncResult.withBackoff());
   }
 
   /** Forgets a tenant that is gone or purged: its slot goes to the next in line. */
@@ -103,10 +129,10 @@ public final class Provisioning {
     return namespace != null && namespace.getMetadata().getDeletionTimestamp() != null;
   }
 
-  private SecretsStatus secretsStatus(TenantSecrets.Resolved resolved) {
+  private SecretsStatus secretsStatus(TenantSecrets.Resolved resolved, AppVersions apps) {
     String templateError = templates.error();
-    return templateError != null
-        ? SecretsStatus.failed(Reason.TemplateSyncFailed, templateError)
+    return templateError != null ? SecretsStatus.failed(Reason.TemplateSyncFailed, templateError)
+        : !apps.missingSecrets().isEmpty() ? SecretsStatus.failed(Reason.TemplateSecretMissing, String.join("; ", apps.missingSecrets()))
         : new SecretsStatus(true, Reason.Synced, resolved.templates().size() + " template secrets and "
             + resolved.credentials().size() + " database credentials in place", resolved.version());
   }
@@ -151,9 +177,13 @@ public final class Provisioning {
     return new Outcome(status(ctx, workloads, secretsStatus), SyncResult.after(proceed.remaining()));
   }
 
+  /** A migration Job counts as rolled out once it succeeded. */
   private boolean rolledOut(HasMetadata workload) {
     String ns = workload.getMetadata().getNamespace();
     String name = workload.getMetadata().getName();
+    if (workload instanceof Job) {
+      return MigrationJob.state(cache.get(Job.class, ns, name)) == MigrationDecision.JobState.SUCCEEDED;
+    }
     return workload instanceof Deployment
         ? Readiness.rolledOut(cache.get(Deployment.class, ns, name))
         : Readiness.rolledOut(cache.get(StatefulSet.class, ns, name));

@@ -1,10 +1,9 @@
 package io.tenantry.controller.resources;
 
-import io.fabric8.kubernetes.api.model.EnvVar;
-import io.fabric8.kubernetes.api.model.EnvVarBuilder;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.IntOrString;
-import io.fabric8.kubernetes.api.model.ResourceRequirements;
-import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -12,47 +11,53 @@ import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
 import io.tenantry.api.v1alpha1.AppSpec;
-import io.tenantry.api.v1alpha1.ComputeResources;
+import io.tenantry.api.v1alpha1.ConfigFile;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 
-/** One app of the tenant: a Deployment, a Service and, above one replica, a PodDisruptionBudget. */
+/** One app of the tenant: a Deployment, a Service, its configuration files and, above one replica, a PodDisruptionBudget. */
 public final class AppModel {
 
   private AppModel() {
   }
 
   /**
-   * The app's Deployment with {@code replicas} pods; {@code null} replicas leaves the count to
-   * another controller (an HPA). The image tag is the app's version, also kept as the pod
-   * template's version label, which is how the status learns what is rolled out.
+   * The app's Deployment at {@code version} with {@code replicas} pods; {@code null} replicas
+   * leaves the count to another controller (an HPA). The image tag is the version, also kept as
+   * the pod template's version label, which is how the status (and the migration) learns what
+   * is deployed. The version is the spec's unless a migration holds the app at the previous one.
    */
-  public static Deployment deployment(TenantContext ctx, AppSpec app, Integer replicas) {
+  public static Deployment deployment(TenantContext ctx, AppSpec app, String version, Integer replicas, String restartHash) {
     Map<String, String> selector = Labels.selector(ctx.name(), Labels.COMPONENT_APP, app.getName());
     Map<String, String> podLabels = new LinkedHashMap<>(selector);
-    podLabels.put(Labels.VERSION, app.getVersion());
+    podLabels.put(Labels.VERSION, version);
+    ContainerBuilder container = new ContainerBuilder()
+        .withName(app.getName())
+        .addNewPort().withName("http").withContainerPort(app.getPort()).endPort()
+        .withReadinessProbe(AppPod.readiness(app))
+        .withLivenessProbe(AppPod.liveness(app));
     return new DeploymentBuilder()
         .withMetadata(ctx.meta(Names.app(app.getName()), Labels.workload(ctx.name(), Labels.COMPONENT_APP, app.getName())))
         .withNewSpec()
         .withReplicas(replicas)
         .withNewSelector().withMatchLabels(selector).endSelector()
         .withNewTemplate()
-        .withNewMetadata().withLabels(podLabels).endMetadata()
-        .withNewSpec()
-        .withAutomountServiceAccountToken(false)
-        .withSecurityContext(PodSecurity.pod(null))
-        .addNewContainer()
-        .withName(app.getName())
-        .withImage(app.getImage() + ":" + app.getVersion())
-        .addNewPort().withName("http").withContainerPort(app.getPort()).endPort()
-        .withEnv(env(app))
-        .withResources(resources(app))
-        .withSecurityContext(PodSecurity.container())
-        .endContainer()
-        .endSpec()
+        .withNewMetadata().withLabels(podLabels).addToAnnotations(AppPod.RESTART_HASH, restartHash).endMetadata()
+        .withSpec(AppPod.spec(ctx, app, version, container, "Always"))
         .endTemplate()
         .endSpec()
+        .build();
+  }
+
+  /** The app's configuration files ({@code apps[].config}); only built when it has some. */
+  public static ConfigMap configFiles(TenantContext ctx, AppSpec app) {
+    Map<String, String> data = new LinkedHashMap<>();
+    for (ConfigFile file : app.getConfig()) {
+      data.put(file.getName(), file.getContent());
+    }
+    return new ConfigMapBuilder()
+        .withMetadata(ctx.meta(Names.appConfig(app.getName()), Labels.workload(ctx.name(), Labels.COMPONENT_APP, app.getName())))
+        .withData(data)
         .build();
   }
 
@@ -75,31 +80,5 @@ public final class AppModel {
         .withNewSelector().withMatchLabels(Labels.selector(ctx.name(), Labels.COMPONENT_APP, app.getName())).endSelector()
         .endSpec()
         .build();
-  }
-
-  private static List<EnvVar> env(AppSpec app) {
-    return app.getEnv().stream().map(e -> new EnvVarBuilder().withName(e.getName()).withValue(e.getValue()).build()).toList();
-  }
-
-  private static ResourceRequirements resources(AppSpec app) {
-    ResourceRequirementsBuilder builder = new ResourceRequirementsBuilder();
-    if (app.getResources() != null) {
-      builder.withRequests(QuotaModel.quantities(values(app.getResources().getRequests())));
-      builder.withLimits(QuotaModel.quantities(values(app.getResources().getLimits())));
-    }
-    return builder.build();
-  }
-
-  private static Map<String, String> values(ComputeResources resources) {
-    Map<String, String> values = new LinkedHashMap<>();
-    if (resources != null) {
-      if (resources.getCpu() != null) {
-        values.put("cpu", resources.getCpu());
-      }
-      if (resources.getMemory() != null) {
-        values.put("memory", resources.getMemory());
-      }
-    }
-    return values;
   }
 }

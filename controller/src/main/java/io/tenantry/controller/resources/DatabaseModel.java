@@ -17,6 +17,7 @@ import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
 import io.tenantry.api.WellKnown;
 import io.tenantry.api.v1alpha1.DatabaseEngine;
 import io.tenantry.api.v1alpha1.DatabaseSpec;
+import io.tenantry.controller.binding.ServiceBinding;
 import io.tenantry.controller.config.OperatorConfig;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -42,21 +43,32 @@ public final class DatabaseModel {
   private DatabaseModel() {
   }
 
-  /** What differs between engines: port, data directory, user, plain env and the variables that carry the password. */
+  /**
+   * What differs between engines: port, data directory, user, plain env, the variables that carry
+   * the password, the binding's type and logical database (null: the engine has none), the
+   * readiness check (authenticated where the engine needs it) and the directories besides the
+   * data volume the engine writes to (emptyDirs, the root filesystem being read-only).
+   */
   record Engine(int port, String dataPath, String username, Map<String, String> env, List<String> passwordVars,
-      List<String> args) {
+      List<String> args, String bindingType, String database, List<String> readiness, List<String> writableDirs) {
   }
 
   static Engine engine(DatabaseEngine engine) {
     return switch (engine) {
       case POSTGRES -> new Engine(5432, "/var/lib/postgresql/data", "tenant",
           Map.of("POSTGRES_USER", "tenant", "PGDATA", "/var/lib/postgresql/data/pgdata"),
-          List.of("POSTGRES_PASSWORD"), List.of());
+          List.of("POSTGRES_PASSWORD"), List.of(), "postgresql", "tenant",
+          List.of("pg_isready", "--host=127.0.0.1", "--port=5432", "--username=tenant", "--dbname=tenant"),
+          List.of("/var/run/postgresql", "/tmp"));
       case MYSQL -> new Engine(3306, "/var/lib/mysql", "tenant",
           Map.of("MYSQL_USER", "tenant", "MYSQL_DATABASE", "tenant"),
-          List.of("MYSQL_PASSWORD", "MYSQL_ROOT_PASSWORD"), List.of());
+          List.of("MYSQL_PASSWORD", "MYSQL_ROOT_PASSWORD"), List.of(), "mysql", "tenant",
+          List.of("sh", "-c", "MYSQL_PWD=\"$MYSQL_PASSWORD\" exec mysqladmin ping --host=127.0.0.1 --user=tenant --silent"),
+          List.of("/var/run/mysqld", "/tmp"));
       case REDIS -> new Engine(6379, "/data", "default", Map.of(),
-          List.of("REDIS_PASSWORD"), List.of("--requirepass", "$(REDIS_PASSWORD)"));
+          List.of("REDIS_PASSWORD"), List.of("--requirepass", "$(REDIS_PASSWORD)"), "redis", null,
+          List.of("sh", "-c", "REDISCLI_AUTH=\"$REDIS_PASSWORD\" redis-cli -h 127.0.0.1 ping | grep -q PONG"),
+          List.of("/tmp"));
     };
   }
 
@@ -80,7 +92,12 @@ public final class DatabaseModel {
         .addNewPort().withName("db").withContainerPort(engine.port()).endPort()
         .withEnv(env)
         .addNewVolumeMount().withName(DATA).withMountPath(engine.dataPath()).endVolumeMount()
-        .withSecurityContext(PodSecurity.container())
+        .addAllToVolumeMounts(PodSecurity.scratchMounts(engine.writableDirs()))
+        .withNewReadinessProbe().withNewExec().withCommand(engine.readiness()).endExec()
+        .withPeriodSeconds(10).withTimeoutSeconds(5).withFailureThreshold(3).endReadinessProbe()
+        .withNewLivenessProbe().withNewTcpSocket().withPort(new IntOrString("db")).endTcpSocket()
+        .withInitialDelaySeconds(30).withPeriodSeconds(10).withTimeoutSeconds(5).withFailureThreshold(6).endLivenessProbe()
+        .withSecurityContext(PodSecurity.container(true))
         .build();
     return new StatefulSetBuilder()
         .withMetadata(ctx.meta(name, Labels.workload(ctx.name(), Labels.COMPONENT_DATABASE, db.getName())))
@@ -97,6 +114,7 @@ public final class DatabaseModel {
         .withAutomountServiceAccountToken(false)
         .withSecurityContext(PodSecurity.pod(DATABASE_USER))
         .withContainers(container)
+        .withVolumes(PodSecurity.scratchVolumes(engine.writableDirs()))
         .endSpec()
         .endTemplate()
         .addNewVolumeClaimTemplate()
@@ -151,6 +169,29 @@ public final class DatabaseModel {
         .withType("Opaque")
         .withData(data)
         .build();
+  }
+
+  /** The binding Secret of {@code db}: the Service Binding spec's keys, from the stored credentials (never generated here). */
+  public static Secret bindingSecret(TenantContext ctx, DatabaseSpec db, DatabaseCredentials credentials) {
+    Map<String, String> data = new LinkedHashMap<>();
+    binding(ctx, db, credentials).entries().forEach((key, value) -> data.put(key, base64(value)));
+    return new SecretBuilder()
+        .withMetadata(ctx.meta(Names.binding(db.getName()), Labels.workload(ctx.name(), Labels.COMPONENT_DATABASE, db.getName())))
+        .editMetadata()
+        .addToAnnotations(WellKnown.SECRET_VERSION, credentials.version())
+        .addToAnnotations(WellKnown.CONTENT_HASH, credentials.contentHash())
+        .endMetadata()
+        .withType("servicebinding.io/" + engine(db.getEngine()).bindingType())
+        .withData(data)
+        .build();
+  }
+
+  /** How apps reach {@code db} with {@code credentials}: its Service's in-cluster DNS name, port and logical database. */
+  public static ServiceBinding binding(TenantContext ctx, DatabaseSpec db, DatabaseCredentials credentials) {
+    Engine engine = engine(db.getEngine());
+    String host = Names.database(db.getName()) + "." + ctx.namespace() + ".svc." + ctx.config().clusterDomain();
+    return new ServiceBinding(engine.bindingType(), host, engine.port(), credentials.username(), credentials.password(),
+        engine.database());
   }
 
   /** The user a new database's credentials name. */

@@ -5,13 +5,14 @@ import io.fabric8.kubernetes.api.model.Secret;
 import io.tenantry.api.v1alpha1.AppSpec;
 import io.tenantry.api.v1alpha1.DatabaseSpec;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
  * Everything a tenant should have in the cluster, as a pure function of its spec, plan, the
  * operator's settings and its secrets. Ordered so that what others depend on comes first:
- * namespace, guardrails, secrets, databases, apps.
+ * namespace, guardrails, secrets, identity, databases, apps.
  */
 public final class DesiredState {
 
@@ -21,9 +22,11 @@ public final class DesiredState {
   /**
    * @param credentials the credentials of each database by name; each must be present
    * @param templates the template namespace's Secrets, copied into the tenant namespace
+   * @param versions the version each app's Deployment is built at; an app without one keeps its
+   *     Deployment as it is (a migration has not let it start yet, or a secret it names is missing)
    */
   public static List<HasMetadata> of(TenantContext ctx, Map<String, DatabaseCredentials> credentials, List<Secret> templates,
-      Workloads workloads) {
+      Workloads workloads, Map<String, String> versions) {
     List<HasMetadata> objects = new ArrayList<>();
     objects.add(NamespaceModel.namespace(ctx));
     objects.addAll(RbacModel.roles(ctx));
@@ -32,29 +35,47 @@ public final class DesiredState {
     objects.add(QuotaModel.resourceQuota(ctx));
     objects.add(QuotaModel.limitRange(ctx));
     templates.forEach(t -> objects.add(SecretCopyModel.copy(ctx, t)));
+    objects.add(IdentityModel.configMap(ctx));
     for (DatabaseSpec db : ctx.tenant().getSpec().getDatabases()) {
       DatabaseCredentials dbCredentials = credentials.get(db.getName());
       if (dbCredentials == null) {
         throw new IllegalArgumentException("no credentials for database " + db.getName());
       }
       objects.add(DatabaseModel.credentials(ctx, db, dbCredentials));
+      objects.add(DatabaseModel.bindingSecret(ctx, db, dbCredentials));
       if (workloads != Workloads.REMOVED) {
         objects.add(DatabaseModel.service(ctx, db));
         objects.add(DatabaseModel.podDisruptionBudget(ctx, db));
         objects.add(DatabaseModel.statefulSet(ctx, db, workloads == Workloads.RUNNING ? 1 : 0));
       }
     }
-    if (workloads != Workloads.REMOVED) {
-      for (AppSpec app : ctx.tenant().getSpec().getApps()) {
-        objects.add(AppModel.service(ctx, app));
-        if (workloads == Workloads.RUNNING && app.getReplicas() > 1) {
-          objects.add(AppModel.podDisruptionBudget(ctx, app));
-        }
+    Map<String, Secret> templatesByName = byName(templates);
+    for (AppSpec app : ctx.tenant().getSpec().getApps()) {
+      if (!app.getConfig().isEmpty()) {
+        objects.add(AppModel.configFiles(ctx, app));
+      }
+      if (workloads == Workloads.REMOVED) {
+        continue;
+      }
+      objects.add(AppModel.service(ctx, app));
+      if (workloads == Workloads.RUNNING && app.getReplicas() > 1) {
+        objects.add(AppModel.podDisruptionBudget(ctx, app));
+      }
+      String version = versions.get(app.getName());
+      if (version != null) {
         Integer replicas = workloads == Workloads.SCALED_TO_ZERO ? Integer.valueOf(0)
             : ctx.config().appReplicasManagedExternally() ? null : app.getReplicas();
-        objects.add(AppModel.deployment(ctx, app, replicas));
+        objects.add(AppModel.deployment(ctx, app, version, replicas,
+            AppPod.restartHash(ctx, app, templatesByName, credentials)));
       }
     }
     return objects;
+  }
+
+  /** The template Secrets by name. */
+  public static Map<String, Secret> byName(List<Secret> templates) {
+    Map<String, Secret> byName = new LinkedHashMap<>();
+    templates.forEach(t -> byName.put(t.getMetadata().getName(), t));
+    return byName;
   }
 }

@@ -11,6 +11,8 @@ public final class Names {
   public static final String DEFAULT_DENY = "default-deny";
   public static final String ALLOW_SAME_NAMESPACE = "allow-same-namespace";
   public static final String ALLOW_FROM_EDGE = "allow-from-edge";
+  /** The ConfigMap with the tenant's identity, mounted in every app. */
+  public static final String IDENTITY = "tenant-identity";
 
   private Names() {
   }
@@ -25,6 +27,20 @@ public final class Names {
 
   public static String database(String database) {
     return "db-" + database;
+  }
+
+  public static String appConfig(String app) {
+    return "app-" + app + "-config";
+  }
+
+  /** The Job migrating {@code app} to {@code versionHash} (a short hash of image and version: a tag may be long). */
+  public static String migration(String app, String versionHash) {
+    return "migrate-" + app + "-" + versionHash;
+  }
+
+  /** The database's binding Secret (servicebinding.io), built from its credentials. */
+  public static String binding(String database) {
+    return "db-" + database + "-binding";
   }
 
   public static String credentials(String database) {

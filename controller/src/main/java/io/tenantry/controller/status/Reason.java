@@ -28,6 +28,8 @@ public enum Reason {
   NamespaceTaken,
   /** The tenant's workloads did not roll out within the rollout deadline. */
   RolloutTimedOut,
+  /** An app's migration Job failed or timed out; the previous version keeps serving. */
+  MigrationFailed,
 
   // NamespaceReady
   Exists,
@@ -52,6 +54,8 @@ public enum Reason {
   CorruptSecret,
   /** A conditional write of the store lost to a concurrent writer. */
   SecretConflict,
+  /** An app names a template secret the template namespace does not have; the app keeps its last good spec. */
+  TemplateSecretMissing,
 
   // Ready (spare pools)
   BufferFull,

@@ -3,11 +3,11 @@ package io.tenantry.controller.cache;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -68,7 +68,7 @@ class InformerCacheTest {
     client.apps().deployments().resource(deployment("elsewhere", null, "web:1")).create(); // Not the operator's.
     // Claims to be acme's, but lies in another namespace: never counted as acme's.
     client.apps().deployments().resource(deployment("tenant-globex", "acme", "evil:1")).create();
-    client.configMaps().resource(new ConfigMapBuilder().withNewMetadata().withName("x").withNamespace("tenant-acme")
+    client.serviceAccounts().resource(new ServiceAccountBuilder().withNewMetadata().withName("x").withNamespace("tenant-acme")
         .addToLabels(Labels.MANAGED_BY, Labels.MANAGER).addToLabels(Labels.TENANT, "acme").endMetadata().build()).create();
     cache = new InformerCache(client, "tenant-", "tenantry-templates", Duration.ZERO, tenantKeys::add, poolKeys::add);
     cache.start(Duration.ofSeconds(30));

@@ -39,7 +39,9 @@ class TenantReconcilerTest {
         "create NetworkPolicy tenant-acme/allow-from-edge",
         "create ResourceQuota tenant-acme/tenant-quota",
         "create LimitRange tenant-acme/tenant-limits",
+        "create ConfigMap tenant-acme/tenant-identity",
         "create Secret tenant-acme/db-main-credentials",
+        "create Secret tenant-acme/db-main-binding",
         "create Service tenant-acme/db-main",
         "create PodDisruptionBudget tenant-acme/db-main",
         "create StatefulSet tenant-acme/db-main",
@@ -105,8 +107,9 @@ class TenantReconcilerTest {
     f.edit("acme", t -> t.getSpec().setState(TenantState.Frozen));
 
     f.sync("acme");
-    assertThat(f.writes.take()).containsExactly("apply Namespace tenant-acme", "apply StatefulSet tenant-acme/db-main",
-        "apply Deployment tenant-acme/app-web", "delete PodDisruptionBudget tenant-acme/app-web", "status acme Progressing",
+    assertThat(f.writes.take()).containsExactly("apply Namespace tenant-acme", "apply ConfigMap tenant-acme/tenant-identity",
+        "apply StatefulSet tenant-acme/db-main", "apply Deployment tenant-acme/app-web",
+        "delete PodDisruptionBudget tenant-acme/app-web", "status acme Progressing",
         "event acme Normal StateChanged", "event acme Normal Progressing");
     assertThat(f.cluster.get(StatefulSet.class, "tenant-acme", "db-main").getSpec().getReplicas()).isZero();
     assertThat(f.cluster.get(Deployment.class, "tenant-acme", "app-web").getSpec().getReplicas()).isZero();
@@ -128,8 +131,9 @@ class TenantReconcilerTest {
         "delete Service tenant-acme/db-main", "delete PodDisruptionBudget tenant-acme/db-main",
         "delete StatefulSet tenant-acme/db-main", "delete Service tenant-acme/app-web",
         "delete PodDisruptionBudget tenant-acme/app-web", "delete Deployment tenant-acme/app-web");
-    assertThat(writes).as("only the namespace's state label changes").filteredOn(w -> w.startsWith("apply") || w.startsWith("create"))
-        .containsExactly("apply Namespace tenant-acme");
+    assertThat(writes).as("only the state changes: the namespace's label and the identity the apps read")
+        .filteredOn(w -> w.startsWith("apply") || w.startsWith("create"))
+        .containsExactly("apply Namespace tenant-acme", "apply ConfigMap tenant-acme/tenant-identity");
     assertThat(f.cluster.get(Namespace.class, null, "tenant-acme").getMetadata().getLabels()).containsEntry("tenantry.io/state", "Archived");
     assertThat(f.cluster.tenant("acme").getStatus().getPhase()).isEqualTo(TenantPhase.Archived);
     assertThat(f.cluster.ownedBy("acme")).extracting(o -> o.getKind()).contains("Namespace", "Secret")

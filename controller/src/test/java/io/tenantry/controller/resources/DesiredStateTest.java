@@ -50,21 +50,29 @@ class DesiredStateTest {
     return new TenantContext(tenant, config, config.plans().get("standard"));
   }
 
+  /** The desired state with every app at its spec's version. */
+  static List<HasMetadata> desired(TenantContext ctx, Map<String, DatabaseCredentials> credentials, List<Secret> templates,
+      Workloads workloads) {
+    Map<String, String> versions = new java.util.HashMap<>();
+    ctx.tenant().getSpec().getApps().forEach(a -> versions.put(a.getName(), a.getVersion()));
+    return DesiredState.of(ctx, credentials, templates, workloads, versions);
+  }
+
   private static List<String> keys(List<HasMetadata> objects) {
     return objects.stream().map(o -> o.getKind() + "/" + o.getMetadata().getName()).toList();
   }
 
   @Test
   void anActiveTenantGetsItsWholeStackInDependencyOrder() {
-    List<HasMetadata> objects = DesiredState.of(context(tenant(), OperatorConfig.defaults()), CREDENTIALS, List.of(), Workloads.RUNNING);
+    List<HasMetadata> objects = desired(context(tenant(), OperatorConfig.defaults()), CREDENTIALS, List.of(), Workloads.RUNNING);
     assertThat(keys(objects)).containsExactly(
         "Namespace/tenant-acme",
         "Role/tenant-admin", "Role/tenant-operator", "Role/tenant-viewer",
         "RoleBinding/tenant-admin", "RoleBinding/tenant-operator", "RoleBinding/tenant-viewer",
         "NetworkPolicy/default-deny", "NetworkPolicy/allow-same-namespace", "NetworkPolicy/allow-from-edge",
-        "ResourceQuota/tenant-quota", "LimitRange/tenant-limits",
-        "Secret/db-main-credentials", "Service/db-main", "PodDisruptionBudget/db-main", "StatefulSet/db-main",
-        "Secret/db-cache-credentials", "Service/db-cache", "PodDisruptionBudget/db-cache", "StatefulSet/db-cache",
+        "ResourceQuota/tenant-quota", "LimitRange/tenant-limits", "ConfigMap/tenant-identity",
+        "Secret/db-main-credentials", "Secret/db-main-binding", "Service/db-main", "PodDisruptionBudget/db-main", "StatefulSet/db-main",
+        "Secret/db-cache-credentials", "Secret/db-cache-binding", "Service/db-cache", "PodDisruptionBudget/db-cache", "StatefulSet/db-cache",
         "Service/app-web", "PodDisruptionBudget/app-web", "Deployment/app-web",
         "Service/app-worker", "Deployment/app-worker");
     assertThat(objects).allSatisfy(o -> {
@@ -81,7 +89,7 @@ class DesiredStateTest {
         .addToLabels("tenantry.io/template", "true").addToAnnotations("tenantry.io/content-hash", "abc")
         .addToAnnotations("tenantry.io/secret-version", "7").endMetadata()
         .withType("Opaque").addToData("password", "c2VjcmV0").build();
-    List<HasMetadata> objects = DesiredState.of(context(tenant(), OperatorConfig.defaults()), CREDENTIALS, List.of(template),
+    List<HasMetadata> objects = desired(context(tenant(), OperatorConfig.defaults()), CREDENTIALS, List.of(template),
         Workloads.RUNNING);
     Secret copy = (Secret) objects.stream().filter(o -> o.getMetadata().getName().equals("smtp")).findFirst().orElseThrow();
     assertThat(copy.getMetadata().getNamespace()).isEqualTo("tenant-acme");
@@ -108,7 +116,8 @@ class DesiredStateTest {
 
   @Test
   void anAppDeploymentRunsItsVersionAsImageTagWithRestrictedSecurity() {
-    Deployment deployment = AppModel.deployment(context(tenant(), OperatorConfig.defaults()), tenant().getSpec().getApps().get(0), 2);
+    Deployment deployment = AppModel.deployment(context(tenant(), OperatorConfig.defaults()), tenant().getSpec().getApps().get(0), "1.4.2", 2,
+        "hash");
     var pod = deployment.getSpec().getTemplate();
     assertThat(deployment.getSpec().getReplicas()).isEqualTo(2);
     assertThat(pod.getSpec().getContainers().get(0).getImage()).isEqualTo("registry.example.com/acme/web:1.4.2");
@@ -118,7 +127,7 @@ class DesiredStateTest {
     assertThat(pod.getSpec().getSecurityContext().getSeccompProfile().getType()).isEqualTo("RuntimeDefault");
     assertThat(pod.getSpec().getContainers().get(0).getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
     assertThat(pod.getSpec().getContainers().get(0).getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
-    assertThat(pod.getSpec().getContainers().get(0).getEnv()).singleElement()
+    assertThat(pod.getSpec().getContainers().get(0).getEnv()).first()
         .satisfies(e -> assertThat(e.getName() + "=" + e.getValue()).isEqualTo("LOG_LEVEL=info"));
   }
 
@@ -144,7 +153,7 @@ class DesiredStateTest {
 
   @Test
   void frozenScalesWorkloadsToZeroAndKeepsEverythingElse() {
-    List<HasMetadata> objects = DesiredState.of(context(tenant(), OperatorConfig.defaults()), CREDENTIALS, List.of(), Workloads.SCALED_TO_ZERO);
+    List<HasMetadata> objects = desired(context(tenant(), OperatorConfig.defaults()), CREDENTIALS, List.of(), Workloads.SCALED_TO_ZERO);
     assertThat(objects).filteredOn(o -> o instanceof Deployment)
         .allSatisfy(o -> assertThat(((Deployment) o).getSpec().getReplicas()).isZero()).hasSize(2);
     assertThat(objects).filteredOn(o -> o instanceof StatefulSet)
@@ -154,7 +163,7 @@ class DesiredStateTest {
 
   @Test
   void archivedKeepsNamespaceGuardrailsAndSecretsOnly() {
-    List<HasMetadata> objects = DesiredState.of(context(tenant(), OperatorConfig.defaults()), CREDENTIALS, List.of(), Workloads.REMOVED);
+    List<HasMetadata> objects = desired(context(tenant(), OperatorConfig.defaults()), CREDENTIALS, List.of(), Workloads.REMOVED);
     assertThat(objects).noneMatch(o -> o instanceof Deployment || o instanceof StatefulSet);
     assertThat(keys(objects)).contains("Secret/db-main-credentials", "Secret/db-cache-credentials", "ResourceQuota/tenant-quota");
   }
@@ -163,7 +172,7 @@ class DesiredStateTest {
   void externallyManagedReplicasAreLeftOutOfTheDeployment() {
     OperatorConfig config = OperatorConfig.defaults();
     config = config.with("appReplicasManagedExternally: true");
-    List<HasMetadata> objects = DesiredState.of(context(tenant(), config), CREDENTIALS, List.of(), Workloads.RUNNING);
+    List<HasMetadata> objects = desired(context(tenant(), config), CREDENTIALS, List.of(), Workloads.RUNNING);
     assertThat(objects).filteredOn(o -> o instanceof Deployment)
         .allSatisfy(o -> assertThat(((Deployment) o).getSpec().getReplicas()).isNull());
   }
@@ -190,7 +199,7 @@ class DesiredStateTest {
 
   @Test
   void everyDatabaseNeedsAPassword() {
-    assertThatThrownBy(() -> DesiredState.of(context(tenant(), OperatorConfig.defaults()),
+    assertThatThrownBy(() -> desired(context(tenant(), OperatorConfig.defaults()),
         Map.of("main", CREDENTIALS.get("main")), List.of(), Workloads.RUNNING))
         .hasMessage("no credentials for database cache");
   }
@@ -200,7 +209,7 @@ class DesiredStateTest {
     Locale before = Locale.getDefault();
     Locale.setDefault(Locale.forLanguageTag("tr-TR"));
     try {
-      List<HasMetadata> objects = DesiredState.of(context(tenant(), OperatorConfig.defaults()), CREDENTIALS, List.of(),
+      List<HasMetadata> objects = desired(context(tenant(), OperatorConfig.defaults()), CREDENTIALS, List.of(),
           Workloads.RUNNING);
       StatefulSet cache = objects.stream().filter(o -> o instanceof StatefulSet && o.getMetadata().getName().equals("db-cache"))
           .map(StatefulSet.class::cast).findFirst().orElseThrow();
