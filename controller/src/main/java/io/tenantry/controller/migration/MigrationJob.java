@@ -19,8 +19,11 @@ import java.util.Map;
  */
 public final class MigrationJob {
 
-  /** One retry: a migration that fails twice needs a person. */
-  static final int BACKOFF_LIMIT = 1;
+  /**
+   * No retry: the Job starts once the app's databases are ready, so a failure is the migration's
+   * own, and a person decides (a new version, or deleting the failed Job, runs it again).
+   */
+  static final int BACKOFF_LIMIT = 0;
 
   private MigrationJob() {
   }

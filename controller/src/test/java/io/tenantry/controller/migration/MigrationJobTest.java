@@ -23,7 +23,7 @@ class MigrationJobTest {
     PodSpec appPod = AppPodTest.deployment(app).getSpec().getTemplate().getSpec();
     assertThat(job.getMetadata().getName()).startsWith("migrate-web-").hasSizeLessThanOrEqualTo(63);
     assertThat(job.getSpec().getActiveDeadlineSeconds()).isEqualTo(600L);
-    assertThat(job.getSpec().getBackoffLimit()).isEqualTo(1);
+    assertThat(job.getSpec().getBackoffLimit()).isZero();
     assertThat(pod.getRestartPolicy()).isEqualTo("Never");
     assertThat(pod.getContainers().get(0).getImage()).isEqualTo("registry.example.com/acme/web:2.0.0");
     assertThat(pod.getContainers().get(0).getCommand()).containsExactly("/app/migrate");

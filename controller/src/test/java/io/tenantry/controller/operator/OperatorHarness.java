@@ -9,9 +9,12 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.tenantry.api.Spares;
 import io.tenantry.api.WellKnown;
+import io.tenantry.api.v1alpha1.AppSecretRef;
 import io.tenantry.api.v1alpha1.AppSpec;
+import io.tenantry.api.v1alpha1.ConfigFile;
 import io.tenantry.api.v1alpha1.DatabaseEngine;
 import io.tenantry.api.v1alpha1.DatabaseSpec;
+import io.tenantry.api.v1alpha1.MigrationSpec;
 import io.tenantry.api.v1alpha1.SparePool;
 import io.tenantry.api.v1alpha1.SparePoolSpec;
 import io.tenantry.api.v1alpha1.Tenant;
@@ -23,6 +26,7 @@ import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.controller.config.Plan;
 import io.tenantry.controller.lifecycle.TenantCleanup;
 import io.tenantry.secretstore.LocalSecretStore;
+import io.tenantry.secretstore.Scope;
 import io.tenantry.secretstore.SecretStore;
 import io.tenantry.secretstore.StoreUnavailableException;
 import io.tenantry.spares.fleet.FleetRecords;
@@ -30,6 +34,7 @@ import io.tenantry.testsupport.Crds;
 import io.tenantry.testsupport.TestBinaries;
 import io.tenantry.testsupport.TestCluster;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -173,6 +178,31 @@ public final class OperatorHarness implements AutoCloseable {
     }
     tenant.setSpec(spec);
     return tenant;
+  }
+
+  /**
+   * A tenant using everything an app can: PostgreSQL "main" and Redis "cache"; "web" bound to both, with
+   * the template secret "smtp" as files and "stripe" as environment ({@link #putWorkingTemplates}), a
+   * configuration file, a readiness path and a migration.
+   */
+  public static Tenant workingTenant(String name) {
+    Tenant tenant = tenant(name, 1, true);
+    tenant.getSpec().getDatabases().add(new DatabaseSpec("cache", DatabaseEngine.REDIS, "7.2", "1Gi"));
+    AppSpec web = tenant.getSpec().getApps().get(0);
+    web.setDatabases(List.of("main", "cache"));
+    web.getSecrets().add(new AppSecretRef("smtp", false));
+    web.getSecrets().add(new AppSecretRef("stripe", true));
+    web.getConfig().add(new ConfigFile("app.yaml", "features: [search]\n"));
+    web.setReadinessPath("/healthz");
+    web.setMigrate(new MigrationSpec(List.of("/app/migrate"), List.of("--to-latest")));
+    return tenant;
+  }
+
+  /** Stores the template secrets {@link #workingTenant} names, and distributes them. */
+  public void putWorkingTemplates() {
+    store.put(Scope.template(), "smtp", Map.of("password", "smtp-1".getBytes(StandardCharsets.UTF_8)));
+    store.put(Scope.template(), "stripe", Map.of("STRIPE_KEY", "sk-1".getBytes(StandardCharsets.UTF_8)));
+    parts.templates().refresh();
   }
 
   /** A SparePool whose spares run one app "web" of one replica. */

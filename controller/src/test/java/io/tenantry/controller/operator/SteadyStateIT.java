@@ -39,10 +39,12 @@ class SteadyStateIT {
   static void convergeFiftyTenants(TestCluster cluster, KubernetesClient kubernetesClient) throws Exception {
     client = kubernetesClient;
     harness = new OperatorHarness(cluster, OperatorConfig.defaults());
+    harness.putWorkingTemplates();
     for (int i = 0; i < TENANTS; i++) {
       String name = uniqueName("steady");
       names.add(name);
-      client.resources(Tenant.class).resource(tenant(name, 1, i % 5 == 0)).create();
+      // One in five uses all an app can (bindings, file and env secrets, config, probes, a migration).
+      client.resources(Tenant.class).resource(i % 5 == 0 ? OperatorHarness.workingTenant(name) : tenant(name, 1, false)).create();
     }
     await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofSeconds(1)).until(() -> names.stream().allMatch(n -> {
       Tenant t = client.resources(Tenant.class).withName(n).get();

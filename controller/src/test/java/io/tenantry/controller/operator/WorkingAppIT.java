@@ -19,15 +19,8 @@ import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.tenantry.api.v1alpha1.AppSecretRef;
-import io.tenantry.api.v1alpha1.AppSpec;
-import io.tenantry.api.v1alpha1.ConfigFile;
-import io.tenantry.api.v1alpha1.DatabaseEngine;
-import io.tenantry.api.v1alpha1.DatabaseSpec;
-import io.tenantry.api.v1alpha1.MigrationSpec;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantPhase;
-import io.tenantry.api.v1alpha1.TenantSpec;
 import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.controller.resources.AppPod;
@@ -72,36 +65,12 @@ class WorkingAppIT {
   static void startOperator(TestCluster cluster, KubernetesClient kubernetesClient) throws Exception {
     client = kubernetesClient;
     harness = new OperatorHarness(cluster, OperatorConfig.defaults().with("{rolloutDeadlineSeconds: 120}"));
-    harness.store.put(Scope.template(), "smtp", Map.of("password", bytes("smtp-1")));
-    harness.store.put(Scope.template(), "stripe", Map.of("STRIPE_KEY", bytes("sk-1")));
-    harness.parts.templates().refresh();
+    harness.putWorkingTemplates();
   }
 
   @AfterAll
   static void stopOperator() {
     harness.close();
-  }
-
-  /** PostgreSQL "main" and Redis "cache"; "web" bound to both, with a file secret, an env secret, config and a migration. */
-  private static Tenant workingTenant(String name) {
-    Tenant tenant = new Tenant();
-    tenant.getMetadata().setName(name);
-    TenantSpec spec = new TenantSpec();
-    spec.setState(TenantState.Active);
-    spec.setOrganization("Acme Corp");
-    spec.setEmail("ops@acme.example");
-    spec.getDatabases().add(new DatabaseSpec("main", DatabaseEngine.POSTGRES, "16.4", "1Gi"));
-    spec.getDatabases().add(new DatabaseSpec("cache", DatabaseEngine.REDIS, "7.2", "1Gi"));
-    AppSpec web = new AppSpec("web", "registry.example.com/acme/web", "1.0.0", 1, 8080);
-    web.setDatabases(List.of("main", "cache"));
-    web.getSecrets().add(new AppSecretRef("smtp", false));
-    web.getSecrets().add(new AppSecretRef("stripe", true));
-    web.getConfig().add(new ConfigFile("app.yaml", "features: [search]\n"));
-    web.setReadinessPath("/healthz");
-    web.setMigrate(new MigrationSpec(List.of("/app/migrate"), List.of("--to-latest")));
-    spec.getApps().add(web);
-    tenant.setSpec(spec);
-    return tenant;
   }
 
   @Test
@@ -111,7 +80,7 @@ class WorkingAppIT {
     // Credentials already in the store are the tenant's: here, a password that needs encoding.
     harness.store.create(Scope.tenant(name), "db-main-credentials",
         Map.of("username", bytes("tenant"), "password", bytes(AWKWARD_PASSWORD)));
-    client.resources(Tenant.class).resource(workingTenant(name)).create();
+    client.resources(Tenant.class).resource(OperatorHarness.workingTenant(name)).create();
     awaitPhase(client, name, TenantPhase.Ready, Duration.ofMinutes(3));
 
     for (String db : List.of("main", "cache")) {
@@ -167,7 +136,7 @@ class WorkingAppIT {
   void allocatingASpareShowsTheCustomerToItsAppsWithoutRestartingAPod() {
     String name = uniqueName("spare");
     String ns = "tenant-" + name;
-    Tenant spare = workingTenant(name);
+    Tenant spare = OperatorHarness.workingTenant(name);
     spare.getSpec().setState(TenantState.New);
     spare.getSpec().setOrganization(null);
     spare.getSpec().setEmail(null);
@@ -194,7 +163,7 @@ class WorkingAppIT {
   void aNewVersionRunsItsMigrationToCompletionBeforeTheDeploymentChanges() {
     String name = uniqueName("migrate");
     String ns = "tenant-" + name;
-    client.resources(Tenant.class).resource(workingTenant(name)).create();
+    client.resources(Tenant.class).resource(OperatorHarness.workingTenant(name)).create();
     awaitPhase(client, name, TenantPhase.Ready, Duration.ofMinutes(3));
     assertThat(version(client.apps().deployments().inNamespace(ns).withName("app-web").get())).isEqualTo("1.0.0");
 
@@ -223,7 +192,7 @@ class WorkingAppIT {
   void aFailedMigrationKeepsThePreviousVersionServingAndSaysWhy() {
     String name = uniqueName("broken");
     String ns = "tenant-" + name;
-    client.resources(Tenant.class).resource(workingTenant(name)).create();
+    client.resources(Tenant.class).resource(OperatorHarness.workingTenant(name)).create();
     awaitPhase(client, name, TenantPhase.Ready, Duration.ofMinutes(3));
 
     // kwok fails a Job pod whose command is `false`, as a node would.
@@ -247,7 +216,7 @@ class WorkingAppIT {
     List<String> names = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       names.add(uniqueName("rotate"));
-      client.resources(Tenant.class).resource(workingTenant(names.get(i))).create();
+      client.resources(Tenant.class).resource(OperatorHarness.workingTenant(names.get(i))).create();
     }
     for (String name : names) {
       awaitPhase(client, name, TenantPhase.Ready, Duration.ofMinutes(3));
@@ -281,7 +250,7 @@ class WorkingAppIT {
   void anAppNamingAMissingTemplateSecretKeepsItsLastGoodSpecAndTheConditionNamesIt() {
     String name = uniqueName("missing");
     String ns = "tenant-" + name;
-    client.resources(Tenant.class).resource(workingTenant(name)).create();
+    client.resources(Tenant.class).resource(OperatorHarness.workingTenant(name)).create();
     awaitPhase(client, name, TenantPhase.Ready, Duration.ofMinutes(3));
     Deployment before = client.apps().deployments().inNamespace(ns).withName("app-web").get();
 

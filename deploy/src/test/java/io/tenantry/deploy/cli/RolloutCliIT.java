@@ -15,6 +15,7 @@ import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.Interceptor;
 import io.tenantry.api.v1alpha1.AppSpec;
 import io.tenantry.api.v1alpha1.AppStatus;
+import io.tenantry.api.v1alpha1.MigrationSpec;
 import io.tenantry.api.v1alpha1.SparePool;
 import io.tenantry.api.v1alpha1.SparePoolSpec;
 import io.tenantry.api.v1alpha1.Tenant;
@@ -371,6 +372,43 @@ class RolloutCliIT {
     assertThat(records.list()).isEmpty();
     assertThat(resourceVersions(tenants)).isEqualTo(before);
     assertThat(tenantctl("clusters", "list").out()).contains("eu ", "us ").doesNotContain("asia");
+  }
+
+  @Test
+  @Order(7)
+  void aFailedMigrationIsAFailedTenantAndItsPreviousVersionKeepsServing() throws Exception {
+    List<String> tenants = new ArrayList<>();
+    for (int i = 1; i <= 2; i++) {
+      String name = OperatorHarness.uniqueName("migrate");
+      Tenant tenant = OperatorHarness.tenant(name, 1, false);
+      tenant.getMetadata().setLabels(Map.of("suite", "migrate"));
+      tenant.getSpec().getApps().get(0).setMigrate(new MigrationSpec(List.of("/app/migrate"), List.of()));
+      us.resources(Tenant.class).resource(tenant).create();
+      tenants.add(name);
+    }
+    for (String name : tenants) {
+      awaitPhase(us, name, TenantPhase.Ready, Duration.ofMinutes(3));
+      // From now on this tenant's migrations fail: kwok fails a Job pod whose command is `false`.
+      us.resources(Tenant.class).withName(name).patch(PatchContext.of(PatchType.JSON),
+          "[{\"op\":\"replace\",\"path\":\"/spec/apps/0/migrate/command\",\"value\":[\"false\"]}]");
+    }
+
+    CliRun run = tenantctl("deploy", "--app", "web", "--version", "2.0.0", "--selector", "suite=migrate",
+        "--wave-size", "1", "--max-failures", "1");
+
+    assertThat(run.status()).as(run.out() + run.err()).isEqualTo(3);
+    assertThat(run.out()).contains("HALTED: halted after 1 failed tenant(s) (--max-failures 1)");
+    Rollout rollout = onlyRollout();
+    assertThat(rollout.waves().get(0).tenants()).singleElement().satisfies(t -> {
+      assertThat(t.step()).isEqualTo(Step.FAILED);
+      assertThat(t.detail()).startsWith("Degraded: app web: migration to 2.0.0 failed (BackoffLimitExceeded");
+    });
+    String first = rollout.waves().get(0).tenants().get(0).tenant();
+    Tenant failed = us.resources(Tenant.class).withName(first).get();
+    assertThat(failed.getStatus().getConditions().get(0).getReason()).isEqualTo("MigrationFailed");
+    assertThat(webStatus(failed).getVersion()).as("the previous version keeps serving").isEqualTo("1.0.0");
+    assertThat(us.apps().deployments().inNamespace("tenant-" + first).withName("app-web").get().getSpec().getTemplate()
+        .getMetadata().getLabels()).containsEntry("app.kubernetes.io/version", "1.0.0");
   }
 
   @Test
