@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Builds the binaries the tests run (kube-apiserver, kube-controller-manager, kube-scheduler,
-# kubectl, etcd, kwok, kwokctl, fake-gcs-server) from pinned upstream Go modules into a cache
+# kubectl, etcd, kwok, kwokctl, fake-gcs-server, kube-score, promtool) from pinned upstream Go modules into a cache
 # outside the repository. Idempotent: a binary whose stamp matches its pinned version is kept,
 # so a second run takes seconds.
 #
 # Layout (TENANTRY_CACHE defaults to ~/.cache/tenantry):
 #   $TENANTRY_CACHE/k8s/<k8s>-linux-amd64/{kube-apiserver,kube-controller-manager,kube-scheduler,kubectl,etcd}
 #       (the layout io.fabric8:kube-api-test expects under KUBE_API_TEST_DIR=$TENANTRY_CACHE)
-#   $TENANTRY_CACHE/bin/{kwok,kwokctl,fake-gcs-server}
+#   $TENANTRY_CACHE/bin/{kwok,kwokctl,fake-gcs-server,kube-score,promtool}
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -117,12 +117,13 @@ GO
   log "etcd $v: $("$k8s_dir/etcd" --version | head -1)"
 }
 
-go_install() { # go_install <name> <package@version>
-  local name="$1" pkg="$2"
-  if up_to_date "$bin_dir/$name" "$pkg"; then log "$name: up to date"; return; fi
-  log "$name: building $pkg"
-  GOBIN="$bin_dir" go install -ldflags="-s -w" "$pkg"
-  stamp "$bin_dir/$name" "$pkg"
+go_install() { # go_install <name> <package@version> [go build flags...]
+  local name="$1" pkg="$2"; shift 2
+  local want="$pkg${*:+ $*}"
+  if up_to_date "$bin_dir/$name" "$want"; then log "$name: up to date"; return; fi
+  log "$name: building $want"
+  GOBIN="$bin_dir" go install -ldflags="-s -w" "$@" "$pkg"
+  stamp "$bin_dir/$name" "$want"
 }
 
 build_kubernetes
@@ -130,5 +131,8 @@ build_etcd
 go_install kwok "sigs.k8s.io/kwok/cmd/kwok@v$KWOK_VERSION"
 go_install kwokctl "sigs.k8s.io/kwok/cmd/kwokctl@v$KWOK_VERSION"
 go_install fake-gcs-server "github.com/fsouza/fake-gcs-server@v$FAKE_GCS_SERVER_VERSION"
+go_install kube-score "github.com/zegl/kube-score/cmd/kube-score@v$KUBE_SCORE_VERSION"
+# One of Prometheus' service-discovery dependencies is refused by the module proxy here.
+go_install promtool "github.com/prometheus/prometheus/cmd/promtool@v$PROMETHEUS_MODULE_VERSION" -tags remove_all_sd
 
 log "done: KUBE_API_TEST_DIR=$cache, binaries in $k8s_dir and $bin_dir"

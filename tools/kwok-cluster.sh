@@ -54,7 +54,10 @@ up() {
     --extra-args "kube-apiserver=service-cluster-ip-range=10.96.0.0/16" \
     --disable-qps-limits \
     --wait 120s >&2
-  "$kwokctl" scale node --name "$name" --replicas "$nodes" >&2
+  # kwok's node template advertises cpu, memory and pods only; pods that request ephemeral storage
+  # (every tenant pod: the plans' LimitRange defaults it) need nodes that have some.
+  "$kwokctl" scale node --name "$name" --replicas "$nodes" \
+    --param '.allocatable["ephemeral-storage"] = "1Ti"' >&2
   "${kubectl[@]}" apply -f - >&2 <<'YAML'
 apiVersion: storage.k8s.io/v1
 kind: StorageClass

@@ -109,9 +109,10 @@ public record OperatorConfig(
       plans:
         standard:
           quota: {requests.cpu: "4", requests.memory: 8Gi, limits.cpu: "8", limits.memory: 16Gi, requests.storage: 100Gi,
+                  requests.ephemeral-storage: 8Gi, limits.ephemeral-storage: 16Gi,
                   persistentvolumeclaims: "10", pods: "50", services.loadbalancers: "0", services.nodeports: "0"}
-          defaultRequest: {cpu: 100m, memory: 128Mi}
-          defaultLimit: {cpu: "1", memory: 512Mi}
+          defaultRequest: {cpu: 100m, memory: 128Mi, ephemeral-storage: 256Mi}
+          defaultLimit: {cpu: "1", memory: 512Mi, ephemeral-storage: 1Gi}
       """;
 
   /** Fields whose value a file replaces whole instead of merging into. */

@@ -12,13 +12,6 @@ import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector;
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
-import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
-import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
-import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
-import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.tenantry.controller.apply.Applier;
@@ -51,7 +44,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -123,9 +115,7 @@ public final class Operator implements AutoCloseable {
   public static Parts wire(KubernetesClient client, OperatorConfig config, String identity, SecretStore store,
       TenantCleanup fleetCleanup) {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    // What is graphed first for a Java service: heap, GC, threads, classes, CPU, open files, uptime.
-    List.of(new JvmMemoryMetrics(), new JvmGcMetrics(), new JvmThreadMetrics(), new ClassLoaderMetrics(),
-        new ProcessorMetrics(), new FileDescriptorMetrics(), new UptimeMetrics()).forEach(binder -> binder.bindTo(registry));
+    RuntimeMetrics.bindTo(registry);
     RateLimitingQueue<String> queue = new RateLimitingQueue<>("tenants", rateLimiter(config.rateLimits()), registry);
     RateLimitingQueue<String> poolQueue = new RateLimitingQueue<>("sparepools", rateLimiter(config.rateLimits()), registry);
     InformerCache cache = new InformerCache(client, config.namespacePrefix(), config.templateNamespace(), config.resyncPeriod(),

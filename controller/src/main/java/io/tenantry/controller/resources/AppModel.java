@@ -1,9 +1,12 @@
 package io.tenantry.controller.resources;
 
+import io.fabric8.kubernetes.api.model.Affinity;
+import io.fabric8.kubernetes.api.model.AffinityBuilder;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.PodSpecBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -43,10 +46,21 @@ public final class AppModel {
         .withNewSelector().withMatchLabels(selector).endSelector()
         .withNewTemplate()
         .withNewMetadata().withLabels(podLabels).addToAnnotations(AppPod.RESTART_HASH, restartHash).endMetadata()
-        .withSpec(AppPod.spec(ctx, app, version, container, "Always"))
+        .withSpec(new PodSpecBuilder(AppPod.spec(ctx, app, version, container, "Always")).withAffinity(spreadOverNodes(selector)).build())
         .endTemplate()
         .endSpec()
         .build();
+  }
+
+  /**
+   * Prefers putting an app's replicas on different nodes, so that losing one node does not take
+   * the whole app down; only preferred, as a small cluster must still run every replica.
+   */
+  static Affinity spreadOverNodes(Map<String, String> selector) {
+    return new AffinityBuilder().withNewPodAntiAffinity().addNewPreferredDuringSchedulingIgnoredDuringExecution()
+        .withWeight(100).withNewPodAffinityTerm().withTopologyKey("kubernetes.io/hostname")
+        .withNewLabelSelector().withMatchLabels(selector).endLabelSelector()
+        .endPodAffinityTerm().endPreferredDuringSchedulingIgnoredDuringExecution().endPodAntiAffinity().build();
   }
 
   /** The app's configuration files ({@code apps[].config}); only built when it has some. */

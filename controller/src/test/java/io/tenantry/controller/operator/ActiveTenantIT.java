@@ -5,10 +5,16 @@ import static io.tenantry.controller.operator.OperatorHarness.setAppVersion;
 import static io.tenantry.controller.operator.OperatorHarness.tenant;
 import static io.tenantry.controller.operator.OperatorHarness.uniqueName;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.LimitRangeItem;
 import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBinding;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBindingBuilder;
@@ -26,7 +32,9 @@ import io.tenantry.api.v1alpha1.AppStatus;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.controller.config.OperatorConfig;
+import io.tenantry.controller.config.Plan;
 import io.tenantry.controller.resources.DatabaseModel;
+import io.tenantry.controller.resources.Labels;
 import io.tenantry.testsupport.TestCluster;
 import io.tenantry.testsupport.WithCluster;
 import java.time.Duration;
@@ -40,14 +48,15 @@ import org.junit.jupiter.api.Test;
 class ActiveTenantIT {
 
   private static final Duration CONVERGE = Duration.ofSeconds(90);
+  private static final String EPHEMERAL = "ephemeral-storage";
+  private static OperatorConfig config;
   private static OperatorHarness harness;
   private static KubernetesClient client;
 
   @BeforeAll
   static void startOperator(TestCluster cluster, KubernetesClient kubernetesClient) throws Exception {
     client = kubernetesClient;
-    OperatorConfig config = OperatorConfig.defaults();
-    config = OperatorHarness.withTightPlan(config, 2);
+    config = OperatorHarness.withTightPlan(OperatorConfig.defaults(), 2);
     harness = new OperatorHarness(cluster, config);
   }
 
@@ -97,6 +106,51 @@ class ActiveTenantIT {
           assertThat(e.getInvolvedObject().getName()).isEqualTo(name);
           assertThat(e.getReason()).isEqualTo("Ready");
         });
+  }
+
+  @Test
+  void ephemeralStorageIsBoundedAsThePlanSays() {
+    String name = uniqueName("disk");
+    client.resources(Tenant.class).resource(tenant(name, 1, true)).create();
+    awaitPhase(client, name, TenantPhase.Ready, CONVERGE);
+    String ns = "tenant-" + name;
+    Plan plan = config.plans().get("standard");
+    Quantity request = new Quantity(plan.defaultRequest().get(EPHEMERAL));
+    Quantity limit = new Quantity(plan.defaultLimit().get(EPHEMERAL));
+
+    LimitRangeItem defaults = client.limitRanges().inNamespace(ns).withName("tenant-limits").get().getSpec().getLimits().get(0);
+    assertThat(defaults.getDefaultRequest()).containsEntry(EPHEMERAL, request);
+    assertThat(defaults.getDefault()).containsEntry(EPHEMERAL, limit);
+    assertThat(client.resourceQuotas().inNamespace(ns).withName("tenant-quota").get().getSpec().getHard())
+        .containsEntry("requests." + EPHEMERAL, new Quantity(plan.quota().get("requests." + EPHEMERAL)))
+        .containsEntry("limits." + EPHEMERAL, new Quantity(plan.quota().get("limits." + EPHEMERAL)));
+
+    // The generated pod templates leave ephemeral storage to the LimitRange, which fills it at admission.
+    List<Pod> pods = client.pods().inNamespace(ns).list().getItems();
+    assertThat(pods).extracting(p -> p.getMetadata().getLabels().get(Labels.COMPONENT) + "/" + p.getMetadata().getLabels().get(Labels.NAME))
+        .containsExactlyInAnyOrder("app/web", "database/main");
+    for (Pod pod : pods) {
+      for (Container container : pod.getSpec().getContainers()) {
+        assertThat(container.getResources().getRequests()).as(container.getName()).containsEntry(EPHEMERAL, request);
+        assertThat(container.getResources().getLimits()).as(container.getName()).containsEntry(EPHEMERAL, limit);
+      }
+      assertThat(pod.getSpec().getVolumes()).filteredOn(v -> v.getEmptyDir() != null).isNotEmpty()
+          .allSatisfy(v -> assertThat(v.getEmptyDir().getSizeLimit()).as(v.getName()).isEqualTo(new Quantity("256Mi")));
+    }
+
+    // A pod asking for more than the plan's cap is refused, naming the resource.
+    Quantity tooMuch = new Quantity(plan.quota().get("limits." + EPHEMERAL));
+    tooMuch.setAmount(tooMuch.getAmount() + "0");
+    Pod hog = new PodBuilder().withNewMetadata().withName("hog").withNamespace(ns).endMetadata()
+        .withNewSpec().addNewContainer().withName("hog").withImage("registry.example.com/hog:1")
+        .withNewResources().addToLimits(EPHEMERAL, tooMuch).endResources()
+        .withNewSecurityContext().withAllowPrivilegeEscalation(false).withRunAsNonRoot(true)
+        .withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile()
+        .withNewCapabilities().withDrop("ALL").endCapabilities().endSecurityContext()
+        .endContainer().endSpec().build();
+    assertThatThrownBy(() -> client.pods().resource(hog).create())
+        .isInstanceOf(KubernetesClientException.class)
+        .hasMessageContaining("exceeded quota").hasMessageContaining("limits." + EPHEMERAL);
   }
 
   @Test

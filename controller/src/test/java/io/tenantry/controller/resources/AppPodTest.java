@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.api.model.WeightedPodAffinityTerm;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.tenantry.api.v1alpha1.AppSecretRef;
 import io.tenantry.api.v1alpha1.AppSpec;
@@ -159,6 +160,16 @@ public class AppPodTest {
     PodSpec pod = deployment(app).getSpec().getTemplate().getSpec();
     assertThat(pod.getContainers().get(0).getSecurityContext().getReadOnlyRootFilesystem()).isFalse();
     assertThat(pod.getVolumes()).noneMatch(v -> v.getEmptyDir() != null);
+  }
+
+  @Test
+  void replicasPreferDifferentNodesWithoutRequiringThem() {
+    PodSpec pod = deployment(web()).getSpec().getTemplate().getSpec();
+    assertThat(pod.getAffinity().getPodAntiAffinity().getRequiredDuringSchedulingIgnoredDuringExecution()).isEmpty();
+    WeightedPodAffinityTerm preferred = pod.getAffinity().getPodAntiAffinity().getPreferredDuringSchedulingIgnoredDuringExecution().get(0);
+    assertThat(preferred.getPodAffinityTerm().getTopologyKey()).isEqualTo("kubernetes.io/hostname");
+    assertThat(preferred.getPodAffinityTerm().getLabelSelector().getMatchLabels())
+        .isEqualTo(deployment(web()).getSpec().getSelector().getMatchLabels());
   }
 
   @Test

@@ -3,9 +3,11 @@ package io.tenantry.controller.resources;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.LimitRange;
 import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceQuota;
 import io.fabric8.kubernetes.api.model.Secret;
@@ -24,6 +26,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class DesiredStateTest {
 
@@ -177,13 +181,42 @@ class DesiredStateTest {
         .allSatisfy(o -> assertThat(((Deployment) o).getSpec().getReplicas()).isNull());
   }
 
+  @ParameterizedTest
+  @CsvSource({"POSTGRES, /var/lib/postgresql/data, /var/run/postgresql /tmp",
+      "MYSQL, /var/lib/mysql, /var/run/mysqld /tmp",
+      "REDIS, /data, /tmp"})
+  void everyDatabaseRunsOnAReadOnlyRootWritingOnlyItsVolumeAndSizeLimitedScratch(DatabaseEngine engine, String data,
+      String scratch) {
+    DatabaseSpec db = new DatabaseSpec("db", engine, "1", "1Gi");
+    PodSpec pod = DatabaseModel.statefulSet(context(tenant(), OperatorConfig.defaults()), db, 1).getSpec().getTemplate().getSpec();
+    Container container = pod.getContainers().get(0);
+    assertThat(container.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
+    assertThat(pod.getSecurityContext().getRunAsNonRoot()).isTrue();
+    assertThat(pod.getSecurityContext().getSeccompProfile().getType()).isEqualTo("RuntimeDefault");
+    assertThat(container.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+    assertThat(container.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
+    Map<String, String> mounts = new java.util.TreeMap<>();
+    container.getVolumeMounts().forEach(m -> mounts.put(m.getMountPath(), m.getName()));
+    assertThat(mounts).containsEntry(data, "data");
+    List<String> scratchDirs = List.of(scratch.split(" "));
+    assertThat(mounts.keySet()).containsExactlyInAnyOrderElementsOf(
+        java.util.stream.Stream.concat(java.util.stream.Stream.of(data), scratchDirs.stream()).toList());
+    assertThat(pod.getVolumes()).hasSize(scratchDirs.size()).allSatisfy(v -> {
+      assertThat(mounts).containsValue(v.getName());
+      assertThat(v.getEmptyDir().getSizeLimit()).isEqualTo(new Quantity("256Mi"));
+    });
+  }
+
   @Test
   void thePlanSetsQuotaAndLimitRange() {
     TenantContext ctx = context(tenant(), OperatorConfig.defaults());
     ResourceQuota quota = QuotaModel.resourceQuota(ctx);
-    assertThat(quota.getSpec().getHard()).containsEntry("pods", new Quantity("50")).containsEntry("requests.cpu", new Quantity("4"));
+    assertThat(quota.getSpec().getHard()).containsEntry("pods", new Quantity("50")).containsEntry("requests.cpu", new Quantity("4"))
+        .containsEntry("requests.ephemeral-storage", new Quantity("8Gi")).containsEntry("limits.ephemeral-storage", new Quantity("16Gi"));
     LimitRange limits = QuotaModel.limitRange(ctx);
-    assertThat(limits.getSpec().getLimits().get(0).getDefaultRequest()).containsEntry("memory", new Quantity("128Mi"));
+    assertThat(limits.getSpec().getLimits().get(0).getDefaultRequest()).containsEntry("memory", new Quantity("128Mi"))
+        .containsEntry("ephemeral-storage", new Quantity("256Mi"));
+    assertThat(limits.getSpec().getLimits().get(0).getDefault()).containsEntry("ephemeral-storage", new Quantity("1Gi"));
   }
 
   @Test
