@@ -34,6 +34,8 @@ public record OperatorConfig(
     String namespacePrefix,
     @JsonPropertyDescription("Namespace of the edge (ingress) that may reach tenant apps.")
     String edgeNamespace,
+    @JsonPropertyDescription("Namespace of the cluster DNS, which tenant pods may reach on port 53.")
+    String dnsNamespace,
     @JsonPropertyDescription("Reserved namespace holding the template secrets.")
     String templateNamespace,
     @JsonPropertyDescription("The cluster's DNS domain: a database's binding names its Service as <service>.<namespace>.svc.<clusterDomain>.")
@@ -83,6 +85,7 @@ public record OperatorConfig(
   static final String DEFAULTS = """
       namespacePrefix: tenant-
       edgeNamespace: tenantry-edge
+      dnsNamespace: kube-system
       templateNamespace: tenantry-templates
       clusterDomain: cluster.local
       operatorNamespace: tenantry-system
@@ -113,6 +116,9 @@ public record OperatorConfig(
                   persistentvolumeclaims: "10", pods: "50", services.loadbalancers: "0", services.nodeports: "0"}
           defaultRequest: {cpu: 100m, memory: 128Mi, ephemeral-storage: 256Mi}
           defaultLimit: {cpu: "1", memory: 512Mi, ephemeral-storage: 1Gi}
+          egress:
+            - {cidr: 0.0.0.0/0, except: [10.0.0.0/8, 100.64.0.0/10, 172.16.0.0/12, 192.168.0.0/16]}
+            - {cidr: "::/0", except: ["fc00::/7"]}
       """;
 
   /** Fields whose value a file replaces whole instead of merging into. */
@@ -305,6 +311,9 @@ public record OperatorConfig(
     }
     if (leaderElection().renewDeadlineSeconds() >= leaderElection().leaseDurationSeconds()) {
       errors.add("leaderElection.renewDeadlineSeconds: must be shorter than leaseDurationSeconds");
+    }
+    if (dnsNamespace() == null || !dnsNamespace().matches("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")) {
+      errors.add("dnsNamespace: must be a namespace name");
     }
     if (clusterDomain() == null || !clusterDomain().matches("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")) {
       errors.add("clusterDomain: must be a DNS name such as cluster.local");

@@ -9,7 +9,8 @@ import java.util.Map;
 
 /**
  * What a plan gives a tenant: the namespace's ResourceQuota ({@code quota}, any quota resource
- * name to a quantity) and the LimitRange defaults for containers that set no resources. Immutable.
+ * name to a quantity), the LimitRange defaults for containers that set no resources, and where
+ * its pods may connect beyond their namespace and DNS ({@code egress}). Immutable.
  */
 public record Plan(
     @JsonPropertyDescription("ResourceQuota hard limits, e.g. requests.cpu: 2.")
@@ -19,12 +20,15 @@ public record Plan(
     @JsonPropertyDescription("LimitRange default limits of a container.")
     Map<String, String> defaultLimit,
     @JsonPropertyDescription("StorageClass of database volumes; empty for the cluster's default.")
-    String storageClassName) {
+    String storageClassName,
+    @JsonPropertyDescription("Destinations the tenant's pods may reach besides their own namespace and the cluster DNS; none: nothing else.")
+    List<EgressRule> egress) {
 
   public Plan {
     quota = frozen(quota);
     defaultRequest = frozen(defaultRequest);
     defaultLimit = frozen(defaultLimit);
+    egress = egress == null ? List.of() : List.copyOf(egress);
   }
 
   private static Map<String, String> frozen(Map<String, String> values) {
@@ -35,6 +39,9 @@ public record Plan(
     checkQuantities(path + ".quota", quota, errors);
     checkQuantities(path + ".defaultRequest", defaultRequest, errors);
     checkQuantities(path + ".defaultLimit", defaultLimit, errors);
+    for (int i = 0; i < egress.size(); i++) {
+      egress.get(i).validate(path + ".egress[" + i + "]", errors);
+    }
   }
 
   private static void checkQuantities(String path, Map<String, String> values, List<String> errors) {

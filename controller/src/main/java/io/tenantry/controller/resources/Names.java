@@ -11,6 +11,8 @@ public final class Names {
   public static final String DEFAULT_DENY = "default-deny";
   public static final String ALLOW_SAME_NAMESPACE = "allow-same-namespace";
   public static final String ALLOW_FROM_EDGE = "allow-from-edge";
+  public static final String ALLOW_DNS = "allow-dns";
+  public static final String ALLOW_EGRESS = "allow-egress";
   /** The ConfigMap with the tenant's identity, mounted in every app. */
   public static final String IDENTITY = "tenant-identity";
 

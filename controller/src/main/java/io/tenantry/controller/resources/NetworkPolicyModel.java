@@ -1,39 +1,69 @@
 package io.tenantry.controller.resources;
 
+import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyBuilder;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyEgressRule;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyEgressRuleBuilder;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPortBuilder;
+import io.tenantry.controller.config.EgressRule;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Network isolation of a tenant namespace: all ingress denied, then allowed from the namespace's
- * own pods and from the edge namespace. Egress is left open (apps call external services and DNS).
+ * Network isolation of a tenant namespace: all ingress and egress denied, then allowed within the
+ * namespace, from the edge namespace to the apps, to the cluster DNS, and to the plan's egress
+ * destinations, which never include the cloud metadata address (a compromised app must not read
+ * the node's credentials, reach other tenants or clusters' private services).
  */
 public final class NetworkPolicyModel {
+
+  private static final String NAMESPACE_NAME = "kubernetes.io/metadata.name";
 
   private NetworkPolicyModel() {
   }
 
   public static List<NetworkPolicy> networkPolicies(TenantContext ctx) {
-    NetworkPolicy defaultDeny = new NetworkPolicyBuilder()
-        .withMetadata(ctx.meta(Names.DEFAULT_DENY))
-        .withNewSpec().withNewPodSelector().endPodSelector().withPolicyTypes("Ingress").endSpec()
+    List<NetworkPolicy> policies = new ArrayList<>(List.of(
+        policy(ctx, Names.DEFAULT_DENY).withNewSpec().withNewPodSelector().endPodSelector()
+            .withPolicyTypes("Ingress", "Egress").endSpec().build(),
+        policy(ctx, Names.ALLOW_SAME_NAMESPACE).withNewSpec().withNewPodSelector().endPodSelector()
+            .withPolicyTypes("Ingress", "Egress")
+            .addNewIngress().addNewFrom().withNewPodSelector().endPodSelector().endFrom().endIngress()
+            .addNewEgress().addNewTo().withNewPodSelector().endPodSelector().endTo().endEgress()
+            .endSpec().build(),
+        policy(ctx, Names.ALLOW_FROM_EDGE).withNewSpec()
+            .withNewPodSelector().withMatchLabels(Map.of(Labels.COMPONENT, Labels.COMPONENT_APP)).endPodSelector()
+            .withPolicyTypes("Ingress")
+            .addNewIngress().addNewFrom().withNewNamespaceSelector()
+            .withMatchLabels(Map.of(NAMESPACE_NAME, ctx.config().edgeNamespace())).endNamespaceSelector().endFrom().endIngress()
+            .endSpec().build(),
+        policy(ctx, Names.ALLOW_DNS).withNewSpec().withNewPodSelector().endPodSelector().withPolicyTypes("Egress")
+            .addNewEgress().addNewTo().withNewNamespaceSelector()
+            .withMatchLabels(Map.of(NAMESPACE_NAME, ctx.config().dnsNamespace())).endNamespaceSelector().endTo()
+            .addToPorts(new NetworkPolicyPortBuilder().withProtocol("UDP").withPort(new IntOrString(53)).build(),
+                new NetworkPolicyPortBuilder().withProtocol("TCP").withPort(new IntOrString(53)).build())
+            .endEgress()
+            .endSpec().build()));
+    List<EgressRule> egress = ctx.plan().egress();
+    if (!egress.isEmpty()) {
+      policies.add(policy(ctx, Names.ALLOW_EGRESS).withNewSpec().withNewPodSelector().endPodSelector()
+          .withPolicyTypes("Egress").withEgress(egress.stream().map(NetworkPolicyModel::egressRule).toList())
+          .endSpec().build());
+    }
+    return policies;
+  }
+
+  private static NetworkPolicyBuilder policy(TenantContext ctx, String name) {
+    return new NetworkPolicyBuilder().withMetadata(ctx.meta(name));
+  }
+
+  private static NetworkPolicyEgressRule egressRule(EgressRule rule) {
+    return new NetworkPolicyEgressRuleBuilder()
+        .addNewTo().withNewIpBlock().withCidr(rule.cidr()).withExcept(rule.exceptWithMetadata()).endIpBlock().endTo()
+        .withPorts(rule.ports().stream()
+            .map(port -> new NetworkPolicyPortBuilder().withProtocol("TCP").withPort(new IntOrString(port)).build()).toList())
         .build();
-    NetworkPolicy sameNamespace = new NetworkPolicyBuilder()
-        .withMetadata(ctx.meta(Names.ALLOW_SAME_NAMESPACE))
-        .withNewSpec().withNewPodSelector().endPodSelector().withPolicyTypes("Ingress")
-        .addNewIngress().addNewFrom().withNewPodSelector().endPodSelector().endFrom().endIngress()
-        .endSpec()
-        .build();
-    NetworkPolicy fromEdge = new NetworkPolicyBuilder()
-        .withMetadata(ctx.meta(Names.ALLOW_FROM_EDGE))
-        .withNewSpec().withNewPodSelector().withMatchLabels(Map.of(Labels.COMPONENT, Labels.COMPONENT_APP)).endPodSelector()
-        .withPolicyTypes("Ingress")
-        .addNewIngress().addNewFrom().withNewNamespaceSelector()
-        .withMatchLabels(Map.of("kubernetes.io/metadata.name", ctx.config().edgeNamespace())).endNamespaceSelector()
-        .endFrom().endIngress()
-        .endSpec()
-        .build();
-    return List.of(defaultDeny, sameNamespace, fromEdge);
   }
 }

@@ -37,6 +37,8 @@ class TenantReconcilerTest {
         "create NetworkPolicy tenant-acme/default-deny",
         "create NetworkPolicy tenant-acme/allow-same-namespace",
         "create NetworkPolicy tenant-acme/allow-from-edge",
+        "create NetworkPolicy tenant-acme/allow-dns",
+        "create NetworkPolicy tenant-acme/allow-egress",
         "create ResourceQuota tenant-acme/tenant-quota",
         "create LimitRange tenant-acme/tenant-limits",
         "create ConfigMap tenant-acme/tenant-identity",

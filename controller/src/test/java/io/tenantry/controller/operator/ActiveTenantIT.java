@@ -87,7 +87,7 @@ class ActiveTenantIT {
     assertThat(names(client.rbac().roleBindings().inNamespace(ns).list().getItems()))
         .containsExactlyInAnyOrder("tenant-admin", "tenant-operator", "tenant-viewer");
     assertThat(names(client.network().v1().networkPolicies().inNamespace(ns).list().getItems()))
-        .containsExactlyInAnyOrder("default-deny", "allow-same-namespace", "allow-from-edge");
+        .containsExactlyInAnyOrder("default-deny", "allow-same-namespace", "allow-from-edge", "allow-dns", "allow-egress");
     assertThat(client.resourceQuotas().inNamespace(ns).withName("tenant-quota").get().getSpec().getHard()).containsKey("pods");
     assertThat(client.limitRanges().inNamespace(ns).withName("tenant-limits").get()).isNotNull();
     assertThat(names(client.services().inNamespace(ns).list().getItems())).containsExactlyInAnyOrder("app-web", "db-main");

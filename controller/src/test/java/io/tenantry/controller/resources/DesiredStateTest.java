@@ -12,6 +12,10 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceQuota;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.networking.v1.IPBlock;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyEgressRule;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.tenantry.api.v1alpha1.AppSpec;
@@ -21,6 +25,7 @@ import io.tenantry.api.v1alpha1.EnvVar;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantSpec;
 import io.tenantry.api.v1alpha1.TenantState;
+import io.tenantry.controller.config.Cidr;
 import io.tenantry.controller.config.OperatorConfig;
 import java.util.List;
 import java.util.Locale;
@@ -74,6 +79,7 @@ class DesiredStateTest {
         "Role/tenant-admin", "Role/tenant-operator", "Role/tenant-viewer",
         "RoleBinding/tenant-admin", "RoleBinding/tenant-operator", "RoleBinding/tenant-viewer",
         "NetworkPolicy/default-deny", "NetworkPolicy/allow-same-namespace", "NetworkPolicy/allow-from-edge",
+        "NetworkPolicy/allow-dns", "NetworkPolicy/allow-egress",
         "ResourceQuota/tenant-quota", "LimitRange/tenant-limits", "ConfigMap/tenant-identity",
         "Secret/db-main-credentials", "Secret/db-main-binding", "Service/db-main", "PodDisruptionBudget/db-main", "StatefulSet/db-main",
         "Secret/db-cache-credentials", "Secret/db-cache-binding", "Service/db-cache", "PodDisruptionBudget/db-cache", "StatefulSet/db-cache",
@@ -84,6 +90,39 @@ class DesiredStateTest {
       assertThat(o.getMetadata().getOwnerReferences()).as("no ownerReference may cascade a deletion into customer data").isEmpty();
     });
     assertThat(objects.stream().skip(1)).allSatisfy(o -> assertThat(o.getMetadata().getNamespace()).isEqualTo("tenant-acme"));
+  }
+
+  @Test
+  void egressIsDeniedButForTheNamespaceDnsAndThePlansDestinationsNeverTheMetadataAddress() {
+    Map<String, NetworkPolicy> policies = new java.util.LinkedHashMap<>();
+    NetworkPolicyModel.networkPolicies(context(tenant(), OperatorConfig.defaults()))
+        .forEach(p -> policies.put(p.getMetadata().getName(), p));
+    assertThat(policies.get("default-deny").getSpec().getPolicyTypes()).containsExactly("Ingress", "Egress");
+    assertThat(policies.get("default-deny").getSpec().getEgress()).isEmpty();
+    assertThat(policies.get("allow-same-namespace").getSpec().getEgress().get(0).getTo().get(0).getPodSelector()).isNotNull();
+
+    NetworkPolicyEgressRule dns = policies.get("allow-dns").getSpec().getEgress().get(0);
+    assertThat(dns.getTo().get(0).getNamespaceSelector().getMatchLabels()).containsExactly(Map.entry("kubernetes.io/metadata.name", "kube-system"));
+    assertThat(dns.getPorts()).extracting(p -> p.getProtocol() + "/" + p.getPort().getIntVal()).containsExactly("UDP/53", "TCP/53");
+
+    List<IPBlock> blocks = policies.values().stream().flatMap(p -> p.getSpec().getEgress().stream())
+        .flatMap(r -> r.getTo().stream()).map(NetworkPolicyPeer::getIpBlock).filter(java.util.Objects::nonNull).toList();
+    assertThat(blocks).extracting(IPBlock::getCidr).containsExactly("0.0.0.0/0", "::/0");
+    assertThat(blocks.get(0).getExcept()).contains("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.169.254/32");
+    for (IPBlock block : blocks) {
+      for (Cidr metadata : Cidr.METADATA) {
+        if (Cidr.parse(block.getCidr()).contains(metadata)) {
+          assertThat(block.getExcept()).as(block.getCidr()).anyMatch(e -> Cidr.parse(e).contains(metadata));
+        }
+      }
+    }
+  }
+
+  @Test
+  void aPlanWithoutEgressReachesNothingBeyondItsNamespaceAndDns() {
+    OperatorConfig closed = OperatorConfig.parse("plans: {standard: {quota: {pods: \"5\"}}}");
+    assertThat(NetworkPolicyModel.networkPolicies(context(tenant(), closed))).extracting(p -> p.getMetadata().getName())
+        .containsExactly("default-deny", "allow-same-namespace", "allow-from-edge", "allow-dns");
   }
 
   @Test
