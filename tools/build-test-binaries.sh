@@ -8,6 +8,7 @@
 #   $TENANTRY_CACHE/k8s/<k8s>-linux-amd64/{kube-apiserver,kube-controller-manager,kube-scheduler,kubectl,etcd}
 #       (the layout io.fabric8:kube-api-test expects under KUBE_API_TEST_DIR=$TENANTRY_CACHE)
 #   $TENANTRY_CACHE/bin/{kwok,kwokctl,fake-gcs-server,kube-score,promtool}
+#   $TENANTRY_CACHE/gateway-api/v<version>/*.yaml   the Gateway API's standard CRDs
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -126,6 +127,21 @@ go_install() { # go_install <name> <package@version> [go build flags...]
   stamp "$bin_dir/$name" "$want"
 }
 
+# The Gateway API's standard-channel CRDs, copied from the pinned sigs.k8s.io/gateway-api module.
+gateway_api_crds() {
+  local v="v$GATEWAY_API_VERSION" dest="$cache/gateway-api/v$GATEWAY_API_VERSION"
+  local want="sigs.k8s.io/gateway-api@$v config/crd/standard"
+  if [[ -f "$dest/.stamp" && "$(cat "$dest/.stamp")" == "$want" ]]; then log "gateway-api CRDs $v: up to date"; return; fi
+  log "gateway-api CRDs $v: copying from the Go module"
+  local dir
+  dir="$(cd "$work" && GOWORK=off GOFLAGS=-mod=mod go mod download -json "sigs.k8s.io/gateway-api@$v" \
+    | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')"
+  [[ -n "$dir" && -d "$dir/config/crd/standard" ]] || { echo "error: sigs.k8s.io/gateway-api@$v has no config/crd/standard" >&2; exit 1; }
+  rm -rf "$dest" && mkdir -p "$dest"
+  install -m 0644 "$dir"/config/crd/standard/*.yaml "$dest/"
+  printf '%s' "$want" >"$dest/.stamp"
+}
+
 build_kubernetes
 build_etcd
 go_install kwok "sigs.k8s.io/kwok/cmd/kwok@v$KWOK_VERSION"
@@ -134,5 +150,6 @@ go_install fake-gcs-server "github.com/fsouza/fake-gcs-server@v$FAKE_GCS_SERVER_
 go_install kube-score "github.com/zegl/kube-score/cmd/kube-score@v$KUBE_SCORE_VERSION"
 # One of Prometheus' service-discovery dependencies is refused by the module proxy here.
 go_install promtool "github.com/prometheus/prometheus/cmd/promtool@v$PROMETHEUS_MODULE_VERSION" -tags remove_all_sd
+gateway_api_crds
 
 log "done: KUBE_API_TEST_DIR=$cache, binaries in $k8s_dir and $bin_dir"

@@ -6,12 +6,36 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.URL;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /** Installs a CRD from YAML (server-side apply, so reinstalling is harmless) and waits until it is served. */
 public final class Crds {
 
   private Crds() {
+  }
+
+  /**
+   * The Gateway API's standard-channel CRDs (GatewayClass, Gateway, HTTPRoute, ReferenceGrant, ...),
+   * as tools/build-test-binaries.sh copied them from the pinned sigs.k8s.io/gateway-api module.
+   */
+  public static void installGatewayApi(KubernetesClient client) {
+    TestBinaries binaries = TestBinaries.locate();
+    Path dir = binaries.cacheDir().resolve("gateway-api").resolve("v" + binaries.version("GATEWAY_API_VERSION"));
+    try (Stream<Path> files = Files.list(dir)) {
+      List<Path> yamls = files.filter(f -> f.getFileName().toString().endsWith(".yaml")).sorted().toList();
+      if (yamls.isEmpty()) {
+        throw new IllegalStateException(dir + " holds no CRDs: run tools/build-test-binaries.sh first");
+      }
+      for (Path yaml : yamls) {
+        install(client, yaml.toUri().toURL());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read the Gateway API CRDs in " + dir + ": run tools/build-test-binaries.sh first", e);
+    }
   }
 
   public static CustomResourceDefinition install(KubernetesClient client, URL yaml) {

@@ -85,6 +85,12 @@ public class AppSpec {
   @JsonPropertyDescription("Migration run as a Job with the new version's image before the app first starts and before its version changes; the Deployment changes only once it succeeded.")
   private MigrationSpec migrate;
 
+  @Size(max = 8)
+  @ValidationRule(value = "self.all(r, self.exists_one(q, q.pathPrefix == r.pathPrefix))",
+      message = "spec.apps[].routes: each path prefix may be named once")
+  @JsonPropertyDescription("Paths of the tenant's hostnames this app serves, routed from the edge; an app without routes is not exposed.")
+  private List<AppRoute> routes = new ArrayList<>();
+
   @Default("false")
   @JsonPropertyDescription("Lets the app's container write to its root filesystem. Default false: the root filesystem is read-only and /tmp is a size-limited emptyDir.")
   private Boolean writableRootFilesystem = false;
@@ -180,6 +186,14 @@ public class AppSpec {
     this.config = config;
   }
 
+  public List<AppRoute> getRoutes() {
+    return routes;
+  }
+
+  public void setRoutes(List<AppRoute> routes) {
+    this.routes = routes;
+  }
+
   public String getReadinessPath() {
     return readinessPath;
   }
@@ -219,12 +233,13 @@ public class AppSpec {
         && Objects.equals(port, a.port) && Objects.equals(env, a.env) && Objects.equals(resources, a.resources)
         && Objects.equals(databases, a.databases) && Objects.equals(secrets, a.secrets) && Objects.equals(config, a.config)
         && Objects.equals(readinessPath, a.readinessPath) && Objects.equals(livenessPath, a.livenessPath)
-        && Objects.equals(migrate, a.migrate) && Objects.equals(writableRootFilesystem, a.writableRootFilesystem);
+        && Objects.equals(migrate, a.migrate) && Objects.equals(writableRootFilesystem, a.writableRootFilesystem)
+        && Objects.equals(routes, a.routes);
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(name, image, version, replicas, port, env, resources, databases, secrets, config, readinessPath,
-        livenessPath, migrate, writableRootFilesystem);
+        livenessPath, migrate, writableRootFilesystem, routes);
   }
 }

@@ -14,6 +14,8 @@ public final class Patterns {
   public static final String ENV_NAME = "^[A-Za-z_][A-Za-z0-9_]*$";
   /** An RFC 1123 DNS subdomain: the name of a Secret or ConfigMap. */
   public static final String DNS_SUBDOMAIN = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
+  /** A public hostname: a lowercase DNS name of at least two labels, never a wildcard. */
+  public static final String HOSTNAME = "^([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\\.)+[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$";
   /** A file name a ConfigMap key can be, never a hidden file or a path. */
   public static final String FILE_NAME = "^[A-Za-z0-9_-][A-Za-z0-9._-]*$";
   /** An absolute HTTP path, as a probe requests it. */

@@ -6,6 +6,8 @@ import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -43,6 +45,16 @@ public class TenantSpec extends TenantTemplate {
   @JsonPropertyDescription("Contact email of the customer; empty on an unallocated spare.")
   private String email;
 
+  @Size(max = 63)
+  @Pattern(Patterns.DNS_LABEL)
+  @JsonPropertyDescription("The tenant's name under the operator's routing.baseDomain: it is reached at <subdomain>.<baseDomain>. Default: the tenant's name. Claimed across the fleet like spec.hostnames.")
+  private String subdomain;
+
+  @Size(max = 16)
+  @ValidationRule(value = "self.all(h, self.exists_one(i, i == h))", message = "spec.hostnames: each hostname may be named once")
+  @JsonPropertyDescription("Custom domains routed to the tenant besides <subdomain>.<baseDomain>: lowercase DNS names of at least two labels, no wildcards. Each is claimed across the fleet; one held by another tenant is not routed (condition Routed, reason HostnameConflict).")
+  private List<@Size(max = 253) @Pattern(Patterns.HOSTNAME) String> hostnames = new ArrayList<>();
+
   public TenantState getState() {
     return state;
   }
@@ -67,14 +79,31 @@ public class TenantSpec extends TenantTemplate {
     this.email = email;
   }
 
+  public String getSubdomain() {
+    return subdomain;
+  }
+
+  public void setSubdomain(String subdomain) {
+    this.subdomain = subdomain;
+  }
+
+  public List<String> getHostnames() {
+    return hostnames;
+  }
+
+  public void setHostnames(List<String> hostnames) {
+    this.hostnames = hostnames;
+  }
+
   @Override
   public boolean equals(Object o) {
     return super.equals(o) && o instanceof TenantSpec s && state == s.state
-        && Objects.equals(organization, s.organization) && Objects.equals(email, s.email);
+        && Objects.equals(organization, s.organization) && Objects.equals(email, s.email)
+        && Objects.equals(subdomain, s.subdomain) && Objects.equals(hostnames, s.hostnames);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(super.hashCode(), state, organization, email);
+    return Objects.hash(super.hashCode(), state, organization, email, subdomain, hostnames);
   }
 }

@@ -35,6 +35,9 @@ public class TenantStatus {
   @JsonPropertyDescription("Per-database readiness.")
   private List<DatabaseStatus> databases = new ArrayList<>();
 
+  @JsonPropertyDescription("Where customers reach the tenant: https://<hostname>/ for each hostname routed to it (absent while it is not routed).")
+  private List<String> urls;
+
   @JsonPropertyDescription("Version of the secrets the tenant runs with.")
   private String secretsVersion;
 
@@ -105,6 +108,14 @@ public class TenantStatus {
     this.databases = databases;
   }
 
+  public List<String> getUrls() {
+    return urls;
+  }
+
+  public void setUrls(List<String> urls) {
+    this.urls = urls;
+  }
+
   public String getSecretsVersion() {
     return secretsVersion;
   }
@@ -128,12 +139,12 @@ public class TenantStatus {
         && Objects.equals(namespace, s.namespace) && Objects.equals(versions, s.versions)
         && Objects.equals(conditions, s.conditions) && Objects.equals(apps, s.apps)
         && Objects.equals(databases, s.databases) && Objects.equals(secretsVersion, s.secretsVersion)
-        && Objects.equals(stateTimestamps, s.stateTimestamps);
+        && Objects.equals(stateTimestamps, s.stateTimestamps) && Objects.equals(urls, s.urls);
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(phase, observedGeneration, observedState, namespace, versions, conditions, apps, databases,
-        secretsVersion, stateTimestamps);
+        secretsVersion, stateTimestamps, urls);
   }
 }

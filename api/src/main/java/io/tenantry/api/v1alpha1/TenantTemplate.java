@@ -17,6 +17,8 @@ import java.util.Objects;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(value = "!has(self.apps) || self.apps.all(a, !has(a.databases) || a.databases.all(n, has(self.databases) && self.databases.exists(d, d.name == n)))",
     message = "spec.apps[].databases: every entry must name a database of spec.databases")
+@ValidationRule(value = "!has(self.apps) || self.apps.all(a, !has(a.routes) || a.routes.all(r, self.apps.filter(b, has(b.routes) && b.routes.exists(q, q.pathPrefix == r.pathPrefix)).size() == 1))",
+    message = "spec.apps[].routes: a path prefix may be routed to one app only")
 public class TenantTemplate {
 
   @Default("standard")

@@ -60,8 +60,12 @@ final class ApiFixtures {
     web.setLivenessPath("/livez");
     web.setMigrate(new MigrationSpec(new java.util.ArrayList<>(java.util.List.of("/app/migrate")),
         new java.util.ArrayList<>(java.util.List.of("--to-latest"))));
+    web.getRoutes().add(new AppRoute("/"));
+    web.getRoutes().add(new AppRoute("/api"));
     spec.getApps().add(web);
     spec.getApps().add(new AppSpec("worker", "registry.example.com/acme/worker", "1.4.2", 1, 9090));
+    spec.setSubdomain("acme-corp");
+    spec.setHostnames(new java.util.ArrayList<>(java.util.List.of("app.acme.example", "portal.acme-corp.example")));
     tenant.setSpec(spec);
     return tenant;
   }

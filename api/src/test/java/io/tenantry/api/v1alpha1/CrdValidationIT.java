@@ -101,7 +101,7 @@ class CrdValidationIT {
 
   static Stream<Arguments> invalidTenants() {
     return Stream.of(invalidNamesStatesAndBounds(), missingFieldsAndMalformedStrings(),
-            crossFieldRulesAndListSizes(), malformedNestedFields(), malformedAppWiring())
+            crossFieldRulesAndListSizes(), malformedNestedFields(), malformedAppWiring(), malformedRouting())
         .flatMap(group -> group);
   }
 
@@ -228,6 +228,34 @@ class CrdValidationIT {
             "spec.apps[0].secrets[0].name", "should match"),
         invalid("one template secret named twice", t -> ((ObjectNode) app(t, 0).get("secrets").get(1)).put("name", "smtp"),
             "spec.apps[].secrets: each template secret may be named once"));
+  }
+
+  /** Hostnames, the subdomain and the apps' routes. */
+  private static Stream<Arguments> malformedRouting() {
+    return Stream.of(
+        invalid("a wildcard hostname", t -> ((ArrayNode) spec(t).get("hostnames")).set(0, "*.acme.example"),
+            "spec.hostnames[0]", "should match"),
+        invalid("a hostname with capitals", t -> ((ArrayNode) spec(t).get("hostnames")).set(0, "App.Acme.example"),
+            "spec.hostnames[0]", "should match"),
+        invalid("a single-label hostname", t -> ((ArrayNode) spec(t).get("hostnames")).set(1, "localhost"),
+            "spec.hostnames[1]", "should match"),
+        invalid("an over-long hostname", t -> ((ArrayNode) spec(t).get("hostnames")).set(0, ("a".repeat(60) + ".").repeat(5) + "example"),
+            "spec.hostnames[0]: Too long"),
+        invalid("one hostname twice", t -> ((ArrayNode) spec(t).get("hostnames")).set(1, "app.acme.example"),
+            "spec.hostnames: each hostname may be named once"),
+        invalid("more than 16 hostnames", t -> {
+          ArrayNode hostnames = (ArrayNode) spec(t).get("hostnames");
+          for (int i = 0; i < 15; i++) {
+            hostnames.add("h" + i + ".acme.example");
+          }
+        }, "spec.hostnames: Too many: 17: must have at most 16 items"),
+        invalid("a subdomain with a dot", t -> spec(t).put("subdomain", "acme.corp"), "spec.subdomain", "should match"),
+        invalid("a route prefix not starting with /", t -> ((ObjectNode) app(t, 0).get("routes").get(0)).put("pathPrefix", "api"),
+            "spec.apps[0].routes[0].pathPrefix", "should match"),
+        invalid("one prefix twice in an app", t -> ((ObjectNode) app(t, 0).get("routes").get(1)).put("pathPrefix", "/"),
+            "spec.apps[].routes: each path prefix may be named once"),
+        invalid("one prefix routed to two apps", t -> app(t, 1).putArray("routes").addObject().put("pathPrefix", "/api"),
+            "spec.apps[].routes: a path prefix may be routed to one app only"));
   }
 
   @ParameterizedTest(name = "a tenant with {0} is refused")

@@ -56,18 +56,24 @@ public final class InformerCache implements ClusterView, AutoCloseable {
 
   private final String namespacePrefix;
   private final String templateNamespace;
+  private final String edgeNamespace;
+  private final List<Class<? extends HasMetadata>> routeKinds;
 
   /**
    * @param namespacePrefix tenant namespaces are named this plus the tenant's name
    * @param templateNamespace the one namespace template Secrets are taken from
+   * @param edgeNamespace where a Frozen tenant's route is, the one object a tenant owns outside its namespace
    * @param resync how often every Tenant is re-queued even without events (zero: never)
    * @param enqueue receives the name of a tenant that needs a sync
    * @param enqueuePool receives the name of a spare pool that needs a sync (its own, or one of its spares, changed)
+   * @param routeKinds the kind of the tenants' routes (HTTPRoute or Ingress), when tenants are routed
    */
-  public InformerCache(KubernetesClient client, String namespacePrefix, String templateNamespace, Duration resync,
-      Consumer<String> enqueue, Consumer<String> enqueuePool) {
+  public InformerCache(KubernetesClient client, String namespacePrefix, String templateNamespace, String edgeNamespace,
+      Duration resync, Consumer<String> enqueue, Consumer<String> enqueuePool, List<Class<? extends HasMetadata>> routeKinds) {
     this.namespacePrefix = namespacePrefix;
     this.templateNamespace = templateNamespace;
+    this.edgeNamespace = edgeNamespace;
+    this.routeKinds = List.copyOf(routeKinds);
     tenants = client.resources(Tenant.class).runnableInformer(resync.toMillis());
     tenants.addEventHandler(handler(t -> t.getMetadata().getName(), enqueue));
     tenants.addIndexers(Map.of(POOL_INDEX, t -> {
@@ -79,6 +85,9 @@ public final class InformerCache implements ClusterView, AutoCloseable {
     pools = client.resources(SparePool.class).runnableInformer(resync.toMillis());
     pools.addEventHandler(handler(p -> p.getMetadata().getName(), enqueuePool));
     for (Class<? extends HasMetadata> kind : OWNED_KINDS) {
+      owned.put(kind, ownedInformer(client, kind, enqueue));
+    }
+    for (Class<? extends HasMetadata> kind : routeKinds) {
       owned.put(kind, ownedInformer(client, kind, enqueue));
     }
     // A template Secret concerns every tenant: its change fans out to all of them.
@@ -156,7 +165,9 @@ public final class InformerCache implements ClusterView, AutoCloseable {
       return null;
     }
     String namespace = object instanceof Namespace ? object.getMetadata().getName() : object.getMetadata().getNamespace();
-    return (namespacePrefix + tenant).equals(namespace) ? tenant : null;
+    // Outside its namespace, a tenant owns only its route in the edge namespace (a Frozen tenant's).
+    boolean edgeRoute = edgeNamespace.equals(namespace) && routeKinds.contains(object.getClass());
+    return (namespacePrefix + tenant).equals(namespace) || edgeRoute ? tenant : null;
   }
 
   /** Starts every informer and waits until each has listed its objects. */

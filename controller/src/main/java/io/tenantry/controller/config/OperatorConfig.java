@@ -78,6 +78,8 @@ public record OperatorConfig(
     Fleet fleet,
     @JsonPropertyDescription("The signup allocation API.")
     Allocation allocation,
+    @JsonPropertyDescription("How customers' traffic reaches their tenants.")
+    Routing routing,
     @JsonPropertyDescription("Plans by name; spec.plan selects one.")
     Map<String, Plan> plans) {
 
@@ -109,6 +111,8 @@ public record OperatorConfig(
                     maxTemplateDeletionShare: 0.5}
       fleet: {datastoreNamespace: tenantry, clusterName: local, kubeconfigs: []}
       allocation: {enabled: false, defaultPool: default, maxRequestBytes: 4096, retryAfterSeconds: 10, clusterRefreshSeconds: 30}
+      routing: {mode: auto, baseDomain: "", scheme: https, gateway: {name: tenantry, sectionName: ""},
+                ingress: {className: "", tls: false, annotations: {}}, pausedBackend: {service: tenantry-paused, port: 80}}
       plans:
         standard:
           quota: {requests.cpu: "4", requests.memory: 8Gi, limits.cpu: "8", limits.memory: 16Gi, requests.storage: 100Gi,
@@ -208,6 +212,68 @@ public record OperatorConfig(
       int retryAfterSeconds,
       @JsonPropertyDescription("Seconds between reads of the registered clusters (and checks for allocations a killed process left unbound).")
       int clusterRefreshSeconds) {
+  }
+
+  /**
+   * Routes from the edge to tenants: an HTTPRoute (Gateway API) or an Ingress per routed tenant,
+   * for {@code <subdomain>.<baseDomain>} and its {@code spec.hostnames}. Off without a baseDomain.
+   */
+  public record Routing(
+      @JsonPropertyDescription("gateway (an HTTPRoute per tenant on the shared Gateway), ingress (an Ingress per tenant), none, or auto: gateway when the cluster serves the Gateway API's HTTPRoute, else ingress.")
+      RoutingMode mode,
+      @JsonPropertyDescription("Tenants are reached at <spec.subdomain, default its name>.<baseDomain>; empty: no tenant is routed.")
+      String baseDomain,
+      @JsonPropertyDescription("Scheme of the URLs in status.urls and in allocation answers: https or http.")
+      String scheme,
+      @JsonPropertyDescription("The shared Gateway, in edgeNamespace, that tenants' HTTPRoutes attach to (its listeners' allowedRoutes must admit the tenant namespaces).")
+      Gateway gateway,
+      @JsonPropertyDescription("Settings of the Ingresses in ingress mode.")
+      Ingress ingress,
+      @JsonPropertyDescription("The Service in edgeNamespace that answers for Frozen tenants (a \"paused\" page) instead of their apps.")
+      PausedBackend pausedBackend) {
+
+    /** Whether tenants get routes at all. */
+    public boolean enabled() {
+      return mode != RoutingMode.NONE && baseDomain != null && !baseDomain.isEmpty();
+    }
+  }
+
+  /** How tenants are routed: {@code auto} is resolved to gateway or ingress when the operator starts. */
+  public enum RoutingMode {
+    @com.fasterxml.jackson.annotation.JsonProperty("auto") AUTO,
+    @com.fasterxml.jackson.annotation.JsonProperty("gateway") GATEWAY,
+    @com.fasterxml.jackson.annotation.JsonProperty("ingress") INGRESS,
+    @com.fasterxml.jackson.annotation.JsonProperty("none") NONE
+  }
+
+  /** A Gateway API Gateway, in edgeNamespace. */
+  public record Gateway(
+      @JsonPropertyDescription("Name of the Gateway.")
+      String name,
+      @JsonPropertyDescription("One listener of the Gateway to attach to; empty: all of them.")
+      String sectionName) {
+  }
+
+  /** The Ingresses of ingress mode. */
+  public record Ingress(
+      @JsonPropertyDescription("spec.ingressClassName of tenant Ingresses; empty: the cluster's default class.")
+      String className,
+      @JsonPropertyDescription("Give each tenant Ingress a TLS section for all its hostnames, with the Secret tenant-tls in its namespace (made by cert-manager with the matching annotation).")
+      boolean tls,
+      @JsonPropertyDescription("Annotations of every tenant Ingress, e.g. cert-manager.io/cluster-issuer or external-dns.alpha.kubernetes.io/ttl.")
+      Map<String, String> annotations) {
+
+    public Ingress {
+      annotations = annotations == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(annotations));
+    }
+  }
+
+  /** A Service of the edge namespace. */
+  public record PausedBackend(
+      @JsonPropertyDescription("Name of the Service.")
+      String service,
+      @JsonPropertyDescription("Its port.")
+      int port) {
   }
 
   /** Images of the database engines; the tag is spec.databases[].version. */
@@ -320,8 +386,28 @@ public record OperatorConfig(
     }
     validateServices(errors);
     validateHttp(errors);
+    validateRouting(errors);
     if (!errors.isEmpty()) {
       throw new IllegalArgumentException("invalid operator configuration: " + String.join("; ", errors));
+    }
+  }
+
+  private void validateRouting(List<String> errors) {
+    String dnsName = "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+";
+    if (routing().baseDomain() == null || !routing().baseDomain().isEmpty() && !routing().baseDomain().matches(dnsName)) {
+      errors.add("routing.baseDomain: must be a lowercase DNS name of at least two labels, or empty (no routes)");
+    }
+    if (!List.of("https", "http").contains(routing().scheme())) {
+      errors.add("routing.scheme: must be https or http");
+    }
+    if (routing().gateway().name() == null || !routing().gateway().name().matches("[a-z0-9]([-a-z0-9.]*[a-z0-9])?")) {
+      errors.add("routing.gateway.name: must be the name of a Gateway");
+    }
+    if (routing().pausedBackend().service() == null || !routing().pausedBackend().service().matches("[a-z]([-a-z0-9]*[a-z0-9])?")) {
+      errors.add("routing.pausedBackend.service: must be the name of a Service");
+    }
+    if (routing().pausedBackend().port() < 1 || routing().pausedBackend().port() > 65535) {
+      errors.add("routing.pausedBackend.port: must be a port between 1 and 65535");
     }
   }
 

@@ -27,9 +27,11 @@ import io.tenantry.controller.rollout.RolloutDecision.Proceed;
 import io.tenantry.controller.rollout.RolloutDecision.Settled;
 import io.tenantry.controller.rollout.RolloutDecision.StillDegraded;
 import io.tenantry.controller.rollout.RolloutGate;
+import io.tenantry.controller.routing.TenantRouting;
 import io.tenantry.controller.secrets.TemplateState;
 import io.tenantry.controller.secrets.TenantSecrets;
 import io.tenantry.controller.status.Reason;
+import io.tenantry.controller.status.RoutingStatus;
 import io.tenantry.controller.status.SecretsStatus;
 import io.tenantry.controller.status.StatusBuilder;
 import io.tenantry.secretstore.SecretStoreException;
@@ -57,23 +59,26 @@ public final class Provisioning {
   /** What a rollout slot bounds: workloads and the migrations that precede them. */
   private static final Predicate<HasMetadata> WORKLOAD = o -> o instanceof Deployment || o instanceof StatefulSet || o instanceof Job;
   private static final Predicate<HasMetadata> NOTHING = o -> false;
+  private static final java.time.Duration HOSTNAME_RECHECK = java.time.Duration.ofSeconds(60);
 
   private final ClusterView cache;
   private final Converger converger;
   private final RolloutGate gate;
   private final TenantSecrets secrets;
   private final TemplateState templates;
+  private final TenantRouting routing;
   private final Clock clock;
   /** Tenants whose rollout passed its deadline, with the generation that did. */
   private final Map<String, Long> timedOut = new ConcurrentHashMap<>();
 
   public Provisioning(ClusterView cache, Converger converger, RolloutGate gate, TenantSecrets secrets,
-      TemplateState templates, Clock clock) {
+      TemplateState templates, TenantRouting routing, Clock clock) {
     this.cache = cache;
     this.converger = converger;
     this.gate = gate;
     this.secrets = secrets;
     this.templates = templates;
+    this.routing = routing;
     this.clock = clock;
   }
 
@@ -81,27 +86,39 @@ public final class Provisioning {
     if (namespaceTerminating(ctx)) {
       // Waited out: the namespace's deletion event brings the tenant back to recreate it.
       SecretsStatus terminating = SecretsStatus.failed(Reason.NamespaceTerminating, "namespace is terminating");
-      return new Outcome(status(ctx, workloads, terminating), SyncResult.done());
+      return new Outcome(status(ctx, workloads, terminating, RoutingStatus.NONE), SyncResult.done());
     }
+    TenantRouting.Routes routes = routing.of(ctx);
+    Outcome outcome = reconcile(ctx, workloads, routes);
+    if (routes.conflicts() && outcome.next().requeueAfter() == null && !outcome.next().backoff()) {
+      // A lost hostname is asked for again now and then: it is won once its holder lets it go.
+      return new Outcome(outcome.status(), SyncResult.after(HOSTNAME_RECHECK));
+    }
+    return outcome;
+  }
+
+  private Outcome reconcile(TenantContext ctx, Workloads workloads, TenantRouting.Routes routes) {
     TenantSecrets.Resolved resolved;
     try {
       resolved = secrets.resolve(ctx);
     } catch (SecretStoreException e) {
       // Nothing is written or deleted: the tenant keeps running on what it has until the store is back.
       LOG.warn("secret store unavailable {} {}", kv("tenant", ctx.name()), kv("error", e.getMessage()));
-      return new Outcome(status(ctx, workloads, SecretsStatus.failed(TenantSecrets.reason(e), e.getMessage())), SyncResult.withBackoff());
+      return new Outcome(status(ctx, workloads, SecretsStatus.failed(TenantSecrets.reason(e), e.getMessage()), routes.status()),
+          SyncResult.withBackoff());
     }
     AppVersions apps = AppVersions.of(ctx, cache, workloads, DesiredState.byName(resolved.templates()));
     List<HasMetadata> desired = new ArrayList<>(
         DesiredState.of(ctx, resolved.credentials(), resolved.templates(), workloads, apps.versions()));
     desired.addAll(apps.jobs());
+    desired.addAll(routes.objects());
     ChangePlan plan = Converger.plan(desired, cache.ownedBy(ctx.name()), apps.kept());
     SecretsStatus secretsStatus = secretsStatus(resolved, apps);
     if (!apps.failures().isEmpty()) {
-      return migrationFailed(ctx, workloads, plan, apps, secretsStatus);
+      return migrationFailed(ctx, workloads, plan, apps, secretsStatus, routes.status());
     }
     Decision decision = decide(ctx, plan, desired);
-    return execute(ctx, workloads, plan, decision, secretsStatus);
+    return execute(ctx, workloads, plan, decision, secretsStatus, routes.status());
   }
 
   /**
@@ -110,11 +127,11 @@ public final class Provisioning {
    * looked at again with backoff (a new version, or deleting the Job, retries).
    */
   private Outcome migrationFailed(TenantContext ctx, Workloads workloads, ChangePlan plan, AppVersions apps,
-      SecretsStatus secretsStatus) {
+      SecretsStatus secretsStatus, RoutingStatus routingStatus) {
     gate.release(ctx.name(), false);
     converger.execute(plan, WORKLOAD);
     LOG.warn("migration failed {} {}", kv("tenant", ctx.name()), kv("failures", apps.failures()));
-    return new Outcome(StatusBuilder.failed(status(ctx, workloads, secretsStatus), ctx.tenant().getMetadata().getGeneration(),
+    return new Outcome(StatusBuilder.failed(status(ctx, workloads, secretsStatus, routingStatus), ctx.tenant().getMetadata().getGeneration(),
         Reason.MigrationFailed, String.join("; ", apps.failures()), Timestamps.now(clock)), SyncResult.withBackoff());
   }
 
@@ -148,33 +165,33 @@ public final class Provisioning {
   }
 
   private Outcome execute(TenantContext ctx, Workloads workloads, ChangePlan plan, Decision decision,
-      SecretsStatus secretsStatus) {
+      SecretsStatus secretsStatus, RoutingStatus routingStatus) {
     String name = ctx.name();
     if (decision instanceof Settled) {
       gate.release(name, true);
       timedOut.remove(name);
       converger.execute(plan, NOTHING);
-      return new Outcome(status(ctx, workloads, secretsStatus), SyncResult.done(), plan.isEmpty());
+      return new Outcome(status(ctx, workloads, secretsStatus, routingStatus), SyncResult.done(), plan.isEmpty());
     }
     if (decision instanceof Held) {
       LOG.debug("waiting for a rollout slot {}", kv("tenant", name));
       converger.execute(plan, WORKLOAD);
-      return new Outcome(status(ctx, workloads, secretsStatus), SyncResult.done());
+      return new Outcome(status(ctx, workloads, secretsStatus, routingStatus), SyncResult.done());
     }
     if (decision instanceof DeadlinePassed) {
       gate.timedOut(name);
       timedOut.put(name, ctx.tenant().getMetadata().getGeneration());
       LOG.warn("rollout passed its deadline {} {}", kv("tenant", name), kv("deadlineSeconds", ctx.config().rolloutDeadlineSeconds()));
-      return new Outcome(degraded(ctx, workloads, secretsStatus), SyncResult.withBackoff());
+      return new Outcome(degraded(ctx, workloads, secretsStatus, routingStatus), SyncResult.withBackoff());
     }
     if (decision instanceof StillDegraded) {
       converger.execute(plan, NOTHING);
-      return new Outcome(degraded(ctx, workloads, secretsStatus), SyncResult.withBackoff());
+      return new Outcome(degraded(ctx, workloads, secretsStatus, routingStatus), SyncResult.withBackoff());
     }
     Proceed proceed = (Proceed) decision; // The last of the sealed five.
     timedOut.remove(name);
     converger.execute(plan, NOTHING);
-    return new Outcome(status(ctx, workloads, secretsStatus), SyncResult.after(proceed.remaining()));
+    return new Outcome(status(ctx, workloads, secretsStatus, routingStatus), SyncResult.after(proceed.remaining()));
   }
 
   /** A migration Job counts as rolled out once it succeeded. */
@@ -189,13 +206,14 @@ public final class Provisioning {
         : Readiness.rolledOut(cache.get(StatefulSet.class, ns, name));
   }
 
-  private TenantStatus status(TenantContext ctx, Workloads workloads, SecretsStatus secretsStatus) {
-    return StatusBuilder.provisioned(ctx.tenant(), ctx.namespace(), Observer.observe(ctx, cache), workloads, secretsStatus,
-        Timestamps.now(clock));
+  private TenantStatus status(TenantContext ctx, Workloads workloads, SecretsStatus secretsStatus, RoutingStatus routingStatus) {
+    String now = Timestamps.now(clock);
+    return StatusBuilder.withRouting(StatusBuilder.provisioned(ctx.tenant(), ctx.namespace(), Observer.observe(ctx, cache),
+        workloads, secretsStatus, now), ctx.tenant(), routingStatus, now);
   }
 
-  private TenantStatus degraded(TenantContext ctx, Workloads workloads, SecretsStatus secretsStatus) {
-    TenantStatus observed = status(ctx, workloads, secretsStatus);
+  private TenantStatus degraded(TenantContext ctx, Workloads workloads, SecretsStatus secretsStatus, RoutingStatus routingStatus) {
+    TenantStatus observed = status(ctx, workloads, secretsStatus, routingStatus);
     return StatusBuilder.failed(observed, ctx.tenant().getMetadata().getGeneration(), Reason.RolloutTimedOut,
         "not rolled out within " + ctx.config().rolloutDeadlineSeconds() + "s: " + observed.getConditions().get(0).getMessage(),
         Timestamps.now(clock));

@@ -2,6 +2,7 @@ package io.tenantry.controller.lifecycle;
 
 import static net.logstash.logback.argument.StructuredArguments.kv;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.tenantry.api.Timestamps;
 import io.tenantry.api.WellKnown;
@@ -19,9 +20,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Purged tenants (terminal): the namespace is deleted, and with it every object and volume claim
- * in it (the volumes follow their StorageClass's reclaim policy); then the tenant's entries
- * outside the cluster (secret store, fleet records) are removed. Phase Purging until all of it
+ * Purged tenants (terminal): what the tenant owns outside its namespace is deleted, then the
+ * namespace, and with it every object and volume claim in it (the volumes follow their
+ * StorageClass's reclaim policy); then the tenant's entries outside the cluster (secret store,
+ * fleet records and hostname claims) are removed. Phase Purging until all of it
  * is gone, then Purged.
  */
 public final class PurgedState implements StateHandler {
@@ -42,6 +44,13 @@ public final class PurgedState implements StateHandler {
 
   @Override
   public Outcome reconcile(TenantContext ctx) {
+    // What the tenant owns outside its namespace (a Frozen tenant's route in the edge namespace) goes first.
+    for (HasMetadata owned : cache.ownedBy(ctx.name())) {
+      String ns = owned.getMetadata().getNamespace();
+      if (ns != null && !ns.equals(ctx.namespace())) {
+        writer.delete(owned);
+      }
+    }
     Namespace namespace = cache.get(Namespace.class, null, ctx.namespace());
     if (namespace != null) {
       return deleteNamespace(ctx, namespace);

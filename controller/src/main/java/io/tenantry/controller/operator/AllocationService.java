@@ -8,6 +8,7 @@ import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.spares.allocation.AllocationApi;
 import io.tenantry.spares.allocation.Allocator;
 import io.tenantry.spares.allocation.ClusterDirectory;
+import io.tenantry.spares.allocation.TenantUrls;
 import io.tenantry.spares.fleet.FleetRecords;
 import io.tenantry.spares.fleet.KubeContexts;
 import java.io.IOException;
@@ -46,14 +47,15 @@ public final class AllocationService implements AutoCloseable {
     this.parts = parts;
   }
 
-  /** Builds the allocation side's collaborators from the configuration's allocation and fleet settings. */
+  /** Builds the allocation side's collaborators from the configuration's allocation, fleet and routing settings. */
   public static Parts wire(OperatorConfig config, KubernetesClient client, FleetRecords records, MeterRegistry registry,
       Clock clock) {
     OperatorConfig.Allocation settings = config.allocation();
     KubeContexts contexts = KubeContexts.load(config.fleet().kubeconfigs().stream().map(Path::of).toList());
     ClusterDirectory directory = new ClusterDirectory(records,
         ClusterDirectory.localCluster(config.fleet().clusterName(), config.fleet().clusterContextOrName(), clock), client, contexts);
-    Allocator allocator = new Allocator(records, directory, clock, Duration.ofSeconds(settings.retryAfterSeconds()), registry);
+    Allocator allocator = new Allocator(records, directory, urls(config.routing()), clock,
+        Duration.ofSeconds(settings.retryAfterSeconds()), registry);
     AllocationApi api = new AllocationApi(allocator, readToken(Path.of(settings.tokenFile())), settings.maxRequestBytes(),
         settings.defaultPool());
     return new Parts(directory, allocator, api);
@@ -73,6 +75,11 @@ public final class AllocationService implements AutoCloseable {
     operator.serve(AllocationApi.PATH, parts.api());
     LOG.info("allocation API serving {} {}", kv("path", AllocationApi.PATH), kv("clusters", parts.directory().clusters().size()));
     return service;
+  }
+
+  /** Where allocated tenants are reached, as the operator routes them: nowhere while routing is off. */
+  static TenantUrls urls(OperatorConfig.Routing routing) {
+    return new TenantUrls(routing.scheme(), routing.enabled() ? routing.baseDomain() : "");
   }
 
   private void refresh() {

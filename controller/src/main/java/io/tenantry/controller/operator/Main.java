@@ -43,7 +43,7 @@ public final class Main {
     KubernetesClient client = new KubernetesClientBuilder().withConfig(clientConfig).build();
     FleetRecords records = fleetRecords(config.fleet());
     Operator.Parts parts = Operator.wire(client, config, identity, SecretStores.open(config.secretStore()),
-        records == null ? TenantCleanup.NONE : records::purgeTenant);
+        records == null ? TenantCleanup.NONE : records::purgeTenant, records);
     Operator operator = new Operator(client, config, identity, () -> Runtime.getRuntime().halt(1), parts);
     AllocationService allocation = config.allocation().enabled()
         ? AllocationService.start(operator, config, client, records, Clock.systemUTC()) : null;

@@ -5,6 +5,8 @@ import static net.logstash.logback.argument.StructuredArguments.kv;
 import com.sun.net.httpserver.HttpHandler;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRoute;
+import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
@@ -20,6 +22,7 @@ import io.tenantry.controller.apply.Converger;
 import io.tenantry.controller.apply.KubeTenantWriter;
 import io.tenantry.controller.cache.InformerCache;
 import io.tenantry.controller.config.OperatorConfig;
+import io.tenantry.controller.config.OperatorConfig.RoutingMode;
 import io.tenantry.controller.events.KubeEventRecorder;
 import io.tenantry.controller.lifecycle.ConvergedTenants;
 import io.tenantry.controller.lifecycle.Provisioning;
@@ -35,15 +38,20 @@ import io.tenantry.controller.queue.RateLimitingQueue;
 import io.tenantry.controller.queue.Ticker;
 import io.tenantry.controller.queue.Workers;
 import io.tenantry.controller.rollout.RolloutGate;
+import io.tenantry.controller.routing.ClusterHostnameClaims;
+import io.tenantry.controller.routing.FleetHostnameClaims;
+import io.tenantry.controller.routing.TenantRouting;
 import io.tenantry.controller.secrets.TemplateDistribution;
 import io.tenantry.controller.secrets.TenantSecrets;
 import io.tenantry.controller.server.HttpEndpoints;
 import io.tenantry.secretstore.SecretStore;
 import io.tenantry.secretstore.sync.TemplateSync;
+import io.tenantry.spares.fleet.FleetRecords;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -111,15 +119,25 @@ public final class Operator implements AutoCloseable {
    * @param identity this process, as events name their reporter
    * @param store the encrypted secret store (template secrets, tenants' database credentials)
    * @param fleetCleanup deletes a purged tenant's fleet records
+   * @param fleet the fleet records that hold hostname claims across clusters; null: claims are
+   *     checked within this cluster only
    */
   public static Parts wire(KubernetesClient client, OperatorConfig config, String identity, SecretStore store,
-      TenantCleanup fleetCleanup) {
+      TenantCleanup fleetCleanup, FleetRecords fleet) {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     RuntimeMetrics.bindTo(registry);
     RateLimitingQueue<String> queue = new RateLimitingQueue<>("tenants", rateLimiter(config.rateLimits()), registry);
     RateLimitingQueue<String> poolQueue = new RateLimitingQueue<>("sparepools", rateLimiter(config.rateLimits()), registry);
-    InformerCache cache = new InformerCache(client, config.namespacePrefix(), config.templateNamespace(), config.resyncPeriod(),
-        queue::add, poolQueue::add);
+    RoutingMode routingMode = routingMode(client, config.routing());
+    InformerCache cache = new InformerCache(client, config.namespacePrefix(), config.templateNamespace(), config.edgeNamespace(),
+        config.resyncPeriod(),
+        queue::add, poolQueue::add, switch (routingMode) {
+          case GATEWAY -> List.of(HTTPRoute.class);
+          case INGRESS -> List.of(Ingress.class);
+          case AUTO, NONE -> List.of();
+        });
+    TenantRouting routing = new TenantRouting(fleet != null ? new FleetHostnameClaims(fleet, config.fleet().clusterName())
+        : new ClusterHostnameClaims(cache, config.routing()), routingMode);
     Clock clock = Clock.systemUTC();
     RolloutGate gate = new RolloutGate(config.maxConcurrentRollouts(), Duration.ofSeconds(config.rolloutDeadlineSeconds()),
         queue::add, registry, Ticker.system());
@@ -130,9 +148,10 @@ public final class Operator implements AutoCloseable {
     TenantCleanup cleanup = tenant -> {
       secrets.purge(tenant);
       fleetCleanup.purge(tenant);
+      routing.release(tenant);
     };
     Applier applier = new Applier(client, registry);
-    Provisioning provisioning = new Provisioning(cache, new Converger(applier), gate, secrets, templates, clock);
+    Provisioning provisioning = new Provisioning(cache, new Converger(applier), gate, secrets, templates, routing, clock);
     ConvergedTenants converged = new ConvergedTenants();
     TenantReconciler reconciler = new TenantReconciler(cache, config, new KubeTenantWriter(client),
         new KubeEventRecorder(client, identity, clock), provisioning, new PurgedState(cache, applier, cleanup, clock),
@@ -145,6 +164,18 @@ public final class Operator implements AutoCloseable {
       }
     }, registry);
     return new Parts(registry, cache, queue, poolQueue, templates, converged, reconciler, workers, poolWorkers);
+  }
+
+  /**
+   * How tenants are routed here: none without a baseDomain; auto becomes gateway when the cluster
+   * serves the Gateway API's HTTPRoute, else ingress. Logged, as it decides what the operator watches.
+   */
+  static RoutingMode routingMode(KubernetesClient client, OperatorConfig.Routing routing) {
+    RoutingMode mode = !routing.enabled() ? RoutingMode.NONE
+        : routing.mode() != RoutingMode.AUTO ? routing.mode()
+        : client.supports(HTTPRoute.class) ? RoutingMode.GATEWAY : RoutingMode.INGRESS;
+    LOG.info("routing {} {} {}", kv("configured", routing.mode()), kv("mode", mode), kv("baseDomain", routing.baseDomain()));
+    return mode;
   }
 
   /** Per-key exponential backoff combined (max-of) with a token bucket, as client-go's default controller rate limiter. */

@@ -16,6 +16,7 @@ import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
 import io.tenantry.api.v1alpha1.AppSpec;
 import io.tenantry.api.v1alpha1.ConfigFile;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /** One app of the tenant: a Deployment, a Service, its configuration files and, above one replica, a PodDisruptionBudget. */
@@ -50,6 +51,11 @@ public final class AppModel {
         .endTemplate()
         .endSpec()
         .build();
+  }
+
+  /** The apps that have routes ({@code apps[].routes}), in spec order: the only ones the edge may reach. */
+  public static List<AppSpec> exposed(TenantContext ctx) {
+    return ctx.tenant().getSpec().getApps().stream().filter(a -> !a.getRoutes().isEmpty()).toList();
   }
 
   /**

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyEgressRule;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyEgressRuleBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPortBuilder;
+import io.tenantry.api.v1alpha1.AppSpec;
 import io.tenantry.controller.config.EgressRule;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,7 +14,7 @@ import java.util.Map;
 
 /**
  * Network isolation of a tenant namespace: all ingress and egress denied, then allowed within the
- * namespace, from the edge namespace to the apps, to the cluster DNS, and to the plan's egress
+ * namespace, from the edge namespace to the exposed apps' ports, to the cluster DNS, and to the plan's egress
  * destinations, which never include the cloud metadata address (a compromised app must not read
  * the node's credentials, reach other tenants or clusters' private services).
  */
@@ -33,12 +34,6 @@ public final class NetworkPolicyModel {
             .addNewIngress().addNewFrom().withNewPodSelector().endPodSelector().endFrom().endIngress()
             .addNewEgress().addNewTo().withNewPodSelector().endPodSelector().endTo().endEgress()
             .endSpec().build(),
-        policy(ctx, Names.ALLOW_FROM_EDGE).withNewSpec()
-            .withNewPodSelector().withMatchLabels(Map.of(Labels.COMPONENT, Labels.COMPONENT_APP)).endPodSelector()
-            .withPolicyTypes("Ingress")
-            .addNewIngress().addNewFrom().withNewNamespaceSelector()
-            .withMatchLabels(Map.of(NAMESPACE_NAME, ctx.config().edgeNamespace())).endNamespaceSelector().endFrom().endIngress()
-            .endSpec().build(),
         policy(ctx, Names.ALLOW_DNS).withNewSpec().withNewPodSelector().endPodSelector().withPolicyTypes("Egress")
             .addNewEgress().addNewTo().withNewNamespaceSelector()
             .withMatchLabels(Map.of(NAMESPACE_NAME, ctx.config().dnsNamespace())).endNamespaceSelector().endTo()
@@ -46,6 +41,10 @@ public final class NetworkPolicyModel {
                 new NetworkPolicyPortBuilder().withProtocol("TCP").withPort(new IntOrString(53)).build())
             .endEgress()
             .endSpec().build()));
+    List<AppSpec> exposed = AppModel.exposed(ctx);
+    if (!exposed.isEmpty()) {
+      policies.add(2, fromEdge(ctx, exposed));
+    }
     List<EgressRule> egress = ctx.plan().egress();
     if (!egress.isEmpty()) {
       policies.add(policy(ctx, Names.ALLOW_EGRESS).withNewSpec().withNewPodSelector().endPodSelector()
@@ -53,6 +52,21 @@ public final class NetworkPolicyModel {
           .endSpec().build());
     }
     return policies;
+  }
+
+  /** The edge reaches the exposed apps (those with routes) on their ports, and nothing else. */
+  private static NetworkPolicy fromEdge(TenantContext ctx, List<AppSpec> exposed) {
+    return policy(ctx, Names.ALLOW_FROM_EDGE).withNewSpec()
+        .withNewPodSelector().addToMatchLabels(Labels.COMPONENT, Labels.COMPONENT_APP)
+        .addNewMatchExpression().withKey(Labels.NAME).withOperator("In").withValues(exposed.stream().map(AppSpec::getName).toList())
+        .endMatchExpression().endPodSelector()
+        .withPolicyTypes("Ingress")
+        .addNewIngress().addNewFrom().withNewNamespaceSelector()
+        .withMatchLabels(Map.of(NAMESPACE_NAME, ctx.config().edgeNamespace())).endNamespaceSelector().endFrom()
+        .withPorts(exposed.stream().map(AppSpec::getPort).distinct()
+            .map(port -> new NetworkPolicyPortBuilder().withProtocol("TCP").withPort(new IntOrString(port)).build()).toList())
+        .endIngress()
+        .endSpec().build();
   }
 
   private static NetworkPolicyBuilder policy(TenantContext ctx, String name) {

@@ -13,6 +13,7 @@ public final class Conditions {
   public static final String SECRETS_SYNCED = "SecretsSynced";
   public static final String DATABASES_READY = "DatabasesReady";
   public static final String APPS_READY = "AppsReady";
+  public static final String ROUTED = "Routed";
 
   private Conditions() {
   }

@@ -57,6 +57,15 @@ public enum Reason {
   /** An app names a template secret the template namespace does not have; the app keeps its last good spec. */
   TemplateSecretMissing,
 
+  // Routed
+  /** The tenant's hostnames are routed to its exposed apps. */
+  Routed,
+  /** A Frozen tenant's hostnames are answered by the paused backend. */
+  Paused,
+  /** No app of the tenant has routes ({@code spec.apps[].routes}), so nothing is exposed. */
+  NotExposed,
+  /** Another tenant holds one of the tenant's hostnames; that one is not routed to this tenant. */
+  HostnameConflict,
   // Ready (spare pools)
   BufferFull,
   Refilling,

@@ -69,6 +69,24 @@ public final class StatusBuilder {
     return status;
   }
 
+  /**
+   * Adds the Routed condition (last) and status.urls, or removes both when routing does not
+   * concern the tenant. Readiness does not depend on it: a tenant that lost a hostname to another
+   * still serves its customer on the others.
+   */
+  public static TenantStatus withRouting(TenantStatus status, Tenant tenant, RoutingStatus routing, String now) {
+    List<Condition> conditions = new ArrayList<>(status.getConditions());
+    conditions.removeIf(c -> Conditions.ROUTED.equals(c.getType()));
+    if (routing.applies()) {
+      List<Condition> previous = tenant.getStatus() == null ? List.of() : tenant.getStatus().getConditions();
+      conditions.add(Conditions.condition(previous, Conditions.ROUTED, routing.routed(), routing.reason(), routing.message(),
+          tenant.getMetadata().getGeneration(), now));
+    }
+    status.setConditions(conditions);
+    status.setUrls(routing.urls().isEmpty() ? null : routing.urls());
+    return status;
+  }
+
   private static TenantStatus running(Tenant tenant, String namespace, Observed observed, String now) {
     TenantStatus previous = Optional.ofNullable(tenant.getStatus()).orElseGet(TenantStatus::new);
     Long generation = tenant.getMetadata().getGeneration();
@@ -225,6 +243,7 @@ public final class StatusBuilder {
     status.setDatabases(new ArrayList<>(previous.getDatabases()));
     status.setSecretsVersion(previous.getSecretsVersion());
     status.setStateTimestamps(previous.getStateTimestamps());
+    status.setUrls(previous.getUrls());
     return status;
   }
 }

@@ -100,7 +100,7 @@ public final class ControllerBenchmark {
           {httpPort: 0, probePort: 0, leaderElection: {enabled: false}, rateLimits: {qps: 1000, burst: 1000}, maxConcurrentRollouts: 200}""");
       Path storeDirectory = Files.createTempDirectory("tenantry-bench-store-");
       SecretStore store = LocalSecretStore.init(storeDirectory, storeDirectory.resolve("keyset.json"));
-      Operator.Parts parts = Operator.wire(operatorClient, config, "bench", store, TenantCleanup.NONE);
+      Operator.Parts parts = Operator.wire(operatorClient, config, "bench", store, TenantCleanup.NONE, null);
       try (Operator operator = new Operator(operatorClient, config, "bench", () -> { }, parts)) {
         operator.start();
         waitUntil(operator::isReady, 60);

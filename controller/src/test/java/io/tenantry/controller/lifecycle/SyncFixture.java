@@ -5,12 +5,15 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.controller.apply.Converger;
 import io.tenantry.controller.config.OperatorConfig;
+import io.tenantry.controller.config.OperatorConfig.RoutingMode;
 import io.tenantry.controller.fakes.FakeCluster;
 import io.tenantry.controller.fakes.InMemorySecretStore;
 import io.tenantry.controller.fakes.Writes;
 import io.tenantry.controller.operator.OperatorHarness;
 import io.tenantry.controller.queue.SyncResult;
 import io.tenantry.controller.rollout.RolloutGate;
+import io.tenantry.controller.routing.ClusterHostnameClaims;
+import io.tenantry.controller.routing.TenantRouting;
 import io.tenantry.controller.secrets.TemplateState;
 import io.tenantry.controller.secrets.TenantSecrets;
 import java.time.Clock;
@@ -59,7 +62,13 @@ final class SyncFixture {
   }
 
   SyncFixture(int rolloutSlots) {
-    config = OperatorConfig.defaults().with("{maxConcurrentRollouts: %d, rolloutDeadlineSeconds: 60}".formatted(rolloutSlots));
+    this(rolloutSlots, "{}", RoutingMode.NONE);
+  }
+
+  /** With {@code configYaml} laid over the defaults, and tenants routed by {@code routingMode} (claims within the cluster). */
+  SyncFixture(int rolloutSlots, String configYaml, RoutingMode routingMode) {
+    config = OperatorConfig.defaults().with("{maxConcurrentRollouts: %d, rolloutDeadlineSeconds: 60}".formatted(rolloutSlots))
+        .with(configYaml);
     Clock clock = Clock.fixed(Instant.parse("2026-03-01T10:00:00Z"), ZoneOffset.UTC);
     gate = new RolloutGate(rolloutSlots, Duration.ofSeconds(config.rolloutDeadlineSeconds()), woken::add,
         new SimpleMeterRegistry(), nanos::get);
@@ -71,7 +80,8 @@ final class SyncFixture {
       secrets.purge(tenant);
       purgedRecords.add(tenant);
     };
-    Provisioning provisioning = new Provisioning(cluster, new Converger(writes), gate, secrets, templates, clock);
+    Provisioning provisioning = new Provisioning(cluster, new Converger(writes), gate, secrets, templates,
+        new TenantRouting(new ClusterHostnameClaims(cluster, config.routing()), routingMode), clock);
     reconciler = new TenantReconciler(cluster, config, writes, writes, provisioning,
         new PurgedState(cluster, writes, cleanup, clock), templates, new ConvergedTenants(), clock);
   }

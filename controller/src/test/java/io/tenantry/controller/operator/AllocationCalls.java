@@ -31,9 +31,17 @@ public final class AllocationCalls {
   }
 
   public Answer allocate(String requestId, String organization, String email, String pool) {
+    return allocate(requestId, organization, email, pool, null);
+  }
+
+  /** A signup asking for {@code subdomain}; a null pool or subdomain is left out of the body. */
+  public Answer allocate(String requestId, String organization, String email, String pool, String subdomain) {
     var node = JSON.createObjectNode().put("requestId", requestId).put("organization", organization).put("email", email);
     if (pool != null) {
       node.put("pool", pool);
+    }
+    if (subdomain != null) {
+      node.put("subdomain", subdomain);
     }
     return post(node.toString(), "Bearer " + token);
   }

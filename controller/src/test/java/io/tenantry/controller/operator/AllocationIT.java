@@ -4,10 +4,12 @@ import static io.tenantry.controller.operator.OperatorHarness.uniqueName;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.tenantry.api.WellKnown;
+import io.tenantry.api.v1alpha1.AppRoute;
 import io.tenantry.api.v1alpha1.SparePool;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantState;
@@ -17,6 +19,7 @@ import io.tenantry.spares.DatastoreEmulator;
 import io.tenantry.spares.fleet.Allocation;
 import io.tenantry.spares.fleet.DatastoreFleetRecords;
 import io.tenantry.spares.fleet.FleetRecords;
+import io.tenantry.spares.fleet.HostnameClaim;
 import io.tenantry.testsupport.TestCluster;
 import io.tenantry.testsupport.WithCluster;
 import java.net.http.HttpRequest;
@@ -24,7 +27,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -36,12 +41,15 @@ import org.junit.jupiter.api.Test;
 /**
  * The allocation API on a simulated cluster with the fleet records on the Datastore emulator:
  * concurrent signups never share a tenant, request ids are idempotent, an empty pool answers 503
- * and grows, bad requests are refused by name, and a claim left by a killed process is finished.
+ * and grows, bad requests are refused by name, a claim left by a killed process is finished, and
+ * of signups racing for one subdomain one gets it and its URL. The operator routes in ingress mode
+ * and claims hostnames in the same fleet records, as it does in production.
  */
 @WithCluster(workloads = true)
 class AllocationIT {
 
   private static final String TOKEN = "s3cret-allocation-token";
+  private static final String BASE_DOMAIN = "tenants.allocation.test";
   private static DatastoreEmulator emulator;
   private static FleetRecords records;
   private static OperatorHarness harness;
@@ -53,9 +61,12 @@ class AllocationIT {
     client = kubernetesClient;
     emulator = DatastoreEmulator.start();
     records = new DatastoreFleetRecords(emulator.datastore(), "allocation-it");
-    OperatorConfig config = OperatorConfig.defaults();
-    config = config.with("fleet: {clusterName: east}");
-    harness = new OperatorHarness(cluster, config, null, records::purgeTenant);
+    // Frozen tenants (on the way to their purge at the end) are routed to a paused page there.
+    client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("tenantry-edge").endMetadata().build())
+        .serverSideApply();
+    OperatorConfig config = OperatorConfig.defaults()
+        .with("{fleet: {clusterName: east}, routing: {mode: ingress, baseDomain: " + BASE_DOMAIN + "}}");
+    harness = new OperatorHarness(cluster, config, records);
     api = harness.serveAllocations(records, TOKEN);
   }
 
@@ -97,6 +108,7 @@ class AllocationIT {
       assertThat(tenant.getSpec().getOrganization()).isEqualTo("Org " + requestId);
       assertThat(answer.body().path("namespace").asText()).isEqualTo("tenant-" + answer.tenant());
       assertThat(answer.body().path("cluster").asText()).isEqualTo("east");
+      assertThat(answer.body().path("url").asText()).isEqualTo("https://" + answer.tenant() + "." + BASE_DOMAIN + "/");
       // Recorded in Datastore behind the answer.
       await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
         assertThat(records.findAllocation(requestId)).map(Allocation::tenant).contains(answer.tenant());
@@ -160,6 +172,7 @@ class AllocationIT {
         "must be a string, not number");
     assertRefused(api.post(good.replace("}", ",\"plan\":\"gold\"}"), bearer), 400, "plan", "unknown field");
     assertRefused(api.post(good.replace(pool, "no-such-pool"), bearer), 400, "pool", "no SparePool named no-such-pool");
+    assertRefused(api.post(good.replace("}", ",\"subdomain\":\"Not_A_Label\"}"), bearer), 400, "subdomain", "DNS label");
     assertRefused(api.post("{\"requestId\":\"" + "x".repeat(5000) + "\"}", bearer), 413, "body", "larger than the limit of 4096 bytes");
     // Without a Content-Length (chunked), the body is read no further than the limit.
     assertRefused(api.send(HttpRequest.newBuilder(api.uri()).header("Authorization", bearer)
@@ -203,6 +216,54 @@ class AllocationIT {
     assertThat(retry.body().path("allocatedAt").asText()).isEqualTo(allocatedAt);
   }
 
+  @Test
+  void ofThirtyTwoSignupsRacingForOneSubdomainOneGetsItsUrlAndTheOthersAre409WithNothingBound() throws Exception {
+    String pool = uniqueName("named");
+    SparePool routed = OperatorHarness.sparePool(pool, 3, 2);
+    routed.getSpec().getTemplate().getApps().get(0).getRoutes().add(new AppRoute("/"));
+    client.resources(SparePool.class).resource(routed).create();
+    awaitReadySpares(pool, 3);
+    Map<String, List<String>> podsBefore = new HashMap<>();
+    readySpares(pool).forEach(t -> podsBefore.put(t.getMetadata().getName(), podUids(t.getMetadata().getName())));
+    String subdomain = uniqueName("shop");
+    String url = "https://" + subdomain + "." + BASE_DOMAIN + "/";
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < 32; i++) {
+      ids.add("named-" + pool + "-" + i);
+    }
+
+    List<Answer> answers = concurrently(ids, pool, subdomain);
+
+    List<Answer> allocated = answers.stream().filter(a -> a.status() == 200).toList();
+    assertThat(allocated).hasSize(1);
+    Answer winner = allocated.get(0);
+    assertThat(winner.body().path("url").asText()).isEqualTo(url);
+    assertThat(answers.stream().filter(a -> a.status() != 200)).hasSize(31).allSatisfy(a -> {
+      assertThat(a.status()).as(a.body().toString()).isEqualTo(409);
+      assertThat(a.body().path("field").asText()).isEqualTo("subdomain");
+      assertThat(a.body().path("error").asText()).contains("taken");
+    });
+    List<Tenant> bound = client.resources(Tenant.class).withLabel(WellKnown.SPARE_POOL, pool).list().getItems().stream()
+        .filter(t -> t.getSpec().getState() == TenantState.Active).toList();
+    assertThat(bound).as("tenants bound").singleElement().satisfies(t -> {
+      assertThat(t.getMetadata().getName()).isEqualTo(winner.tenant());
+      assertThat(t.getSpec().getSubdomain()).isEqualTo(subdomain);
+    });
+    assertThat(records.hostnameHolder(subdomain + "." + BASE_DOMAIN)).map(HostnameClaim::tenant).contains(winner.tenant());
+
+    // The replay, even naming another subdomain, is the first answer; the other ids still find the name taken.
+    int first = answers.indexOf(winner);
+    Answer replay = api.allocate(ids.get(first), "Org " + ids.get(first), ids.get(first) + "@example.com", pool, "elsewhere");
+    assertThat(replay.status()).isEqualTo(200);
+    assertThat(replay.body()).isEqualTo(winner.body());
+    assertThat(api.allocate(ids.get((first + 1) % 32), "Org", "org@example.com", pool, subdomain).status()).isEqualTo(409);
+
+    // The operator routes the winner at its URL, having restarted none of its pods.
+    await().atMost(Duration.ofMinutes(1)).untilAsserted(() -> assertThat(client.resources(Tenant.class)
+        .withName(winner.tenant()).get().getStatus().getUrls()).containsExactly(url));
+    assertThat(podUids(winner.tenant())).isNotEmpty().isEqualTo(podsBefore.get(winner.tenant()));
+  }
+
   private static void assertRefused(Answer answer, int status, String field, String message) {
     assertThat(answer.status()).as(answer.body().toString()).isEqualTo(status);
     assertThat(answer.body().path("field").asText()).isEqualTo(field);
@@ -210,6 +271,11 @@ class AllocationIT {
   }
 
   private static List<Answer> concurrently(List<String> ids, String pool) throws Exception {
+    return concurrently(ids, pool, null);
+  }
+
+  /** Sends the signups of {@code ids} at once, asking for {@code subdomain} when not null; answers in the order of ids. */
+  private static List<Answer> concurrently(List<String> ids, String pool, String subdomain) throws Exception {
     ExecutorService threads = Executors.newFixedThreadPool(ids.size());
     try {
       CountDownLatch go = new CountDownLatch(1);
@@ -217,7 +283,7 @@ class AllocationIT {
       for (String id : ids) {
         futures.add(threads.submit(() -> {
           go.await();
-          return api.allocate(id, "Org " + id, id + "@example.com", pool);
+          return api.allocate(id, "Org " + id, id + "@example.com", pool, subdomain);
         }));
       }
       go.countDown();
@@ -237,6 +303,12 @@ class AllocationIT {
 
   private static List<Tenant> readySpares(String pool) {
     return OperatorHarness.readySpares(client, pool);
+  }
+
+  /** The UIDs of the pods in the tenant's namespace, sorted. */
+  private static List<String> podUids(String tenant) {
+    return client.pods().inNamespace("tenant-" + tenant).list().getItems().stream()
+        .map(p -> p.getMetadata().getUid()).sorted().toList();
   }
 
   private static void awaitReadySpares(String pool, int count) {

@@ -59,7 +59,7 @@ class FleetCleanupIT {
     client.resources(Tenant.class).resource(tenant(name, 1, false)).create();
     awaitPhase(client, name, TenantPhase.Ready, Duration.ofMinutes(2));
     records.recordAllocation(new Allocation("req-" + name, "Acme Corp", "ops@acme.example", name, "local", "tenant-" + name,
-        Instant.now()));
+        Instant.now(), null));
     records.placeTenant(other, "local");
     assertThat(records.placement(name)).contains("local");
 

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.tenantry.api.Spares;
 import io.tenantry.api.WellKnown;
+import io.tenantry.api.v1alpha1.AppRoute;
 import io.tenantry.api.v1alpha1.AppSecretRef;
 import io.tenantry.api.v1alpha1.AppSpec;
 import io.tenantry.api.v1alpha1.ConfigFile;
@@ -58,6 +59,7 @@ public final class OperatorHarness implements AutoCloseable {
   public final KubernetesClient operatorClient;
   private final OperatorConfig config;
   private final TenantCleanup fleetCleanup;
+  private final FleetRecords fleet;
   private final io.fabric8.kubernetes.client.Config adminConfig;
   /** The running operator; replaced by {@link #restart()}. */
   public Operator operator;
@@ -69,7 +71,7 @@ public final class OperatorHarness implements AutoCloseable {
   public AllocationService.Parts allocationParts;
 
   public OperatorHarness(TestCluster cluster, OperatorConfig config) throws Exception {
-    this(cluster, config, null);
+    this(cluster, config, (SecretStore) null);
   }
 
   public OperatorHarness(TestCluster cluster, OperatorConfig config, SecretStore store) throws Exception {
@@ -86,7 +88,18 @@ public final class OperatorHarness implements AutoCloseable {
    */
   public OperatorHarness(TestCluster cluster, OperatorConfig config, SecretStore store, TenantCleanup fleetCleanup,
       io.fabric8.kubernetes.client.Config identity) throws Exception {
+    this(cluster, config, store, fleetCleanup, identity, null);
+  }
+
+  /** An operator on a new local store whose fleet records (purges, hostname claims) are {@code fleet}. */
+  public OperatorHarness(TestCluster cluster, OperatorConfig config, FleetRecords fleet) throws Exception {
+    this(cluster, config, null, fleet::purgeTenant, cluster.config(), fleet);
+  }
+
+  private OperatorHarness(TestCluster cluster, OperatorConfig config, SecretStore store, TenantCleanup fleetCleanup,
+      io.fabric8.kubernetes.client.Config identity, FleetRecords fleet) throws Exception {
     this.fleetCleanup = fleetCleanup;
+    this.fleet = fleet;
     this.adminConfig = cluster.config();
     installCrds(cluster);
     operatorClient = new KubernetesClientBuilder().withConfig(identity)
@@ -101,7 +114,7 @@ public final class OperatorHarness implements AutoCloseable {
 
   private Operator start() throws Exception {
     String identity = "test-" + ProcessHandle.current().pid();
-    parts = Operator.wire(operatorClient, config, identity, store, fleetCleanup);
+    parts = Operator.wire(operatorClient, config, identity, store, fleetCleanup, fleet);
     Operator started = new Operator(operatorClient, config, identity, () -> {
       throw new IllegalStateException("an operator without leader election cannot lose leadership");
     }, parts);
@@ -173,7 +186,9 @@ public final class OperatorHarness implements AutoCloseable {
     spec.setState(TenantState.Active);
     spec.setOrganization("Acme Corp");
     spec.setEmail("ops@acme.example");
-    spec.getApps().add(new AppSpec("web", "registry.example.com/acme/web", "1.0.0", webReplicas, 8080));
+    AppSpec web = new AppSpec("web", "registry.example.com/acme/web", "1.0.0", webReplicas, 8080);
+    web.getRoutes().add(new AppRoute("/"));
+    spec.getApps().add(web);
     if (database) {
       spec.getDatabases().add(new DatabaseSpec("main", DatabaseEngine.POSTGRES, "16.4", "1Gi"));
     }

@@ -24,8 +24,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The happy path makes zero API calls: once 50 tenants have converged, re-queueing every one of
- * them sends no request at all, as counted by an interceptor on the operator's client.
+ * The happy path makes zero API calls: once 50 tenants (routed, some with custom hostnames) have
+ * converged, re-queueing every one of them sends no request at all, as counted by an interceptor
+ * on the operator's client.
  */
 @WithCluster(workloads = true)
 class SteadyStateIT {
@@ -38,13 +39,18 @@ class SteadyStateIT {
   @BeforeAll
   static void convergeFiftyTenants(TestCluster cluster, KubernetesClient kubernetesClient) throws Exception {
     client = kubernetesClient;
-    harness = new OperatorHarness(cluster, OperatorConfig.defaults());
+    // Routed too: each tenant has an Ingress, and one in five a custom hostname.
+    harness = new OperatorHarness(cluster, OperatorConfig.defaults().with("{routing: {mode: ingress, baseDomain: steady.test}}"));
     harness.putWorkingTemplates();
     for (int i = 0; i < TENANTS; i++) {
       String name = uniqueName("steady");
       names.add(name);
       // One in five uses all an app can (bindings, file and env secrets, config, probes, a migration).
-      client.resources(Tenant.class).resource(i % 5 == 0 ? OperatorHarness.workingTenant(name) : tenant(name, 1, false)).create();
+      Tenant tenant = i % 5 == 0 ? OperatorHarness.workingTenant(name) : tenant(name, 1, false);
+      if (i % 5 == 1) {
+        tenant.getSpec().setHostnames(List.of(name + ".customer.example"));
+      }
+      client.resources(Tenant.class).resource(tenant).create();
     }
     await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofSeconds(1)).until(() -> names.stream().allMatch(n -> {
       Tenant t = client.resources(Tenant.class).withName(n).get();

@@ -18,6 +18,7 @@ import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyEgressRule;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.tenantry.api.v1alpha1.AppRoute;
 import io.tenantry.api.v1alpha1.AppSpec;
 import io.tenantry.api.v1alpha1.DatabaseEngine;
 import io.tenantry.api.v1alpha1.DatabaseSpec;
@@ -49,6 +50,7 @@ class DesiredStateTest {
     spec.getDatabases().add(new DatabaseSpec("cache", DatabaseEngine.REDIS, "7.2", "1Gi"));
     AppSpec web = new AppSpec("web", "registry.example.com/acme/web", "1.4.2", 2, 8080);
     web.getEnv().add(new EnvVar("LOG_LEVEL", "info"));
+    web.getRoutes().add(new AppRoute("/"));
     spec.getApps().add(web);
     spec.getApps().add(new AppSpec("worker", "registry.example.com/acme/worker", "1.4.2", 1, 9090));
     tenant.setSpec(spec);
@@ -116,6 +118,21 @@ class DesiredStateTest {
         }
       }
     }
+  }
+
+  @Test
+  void theEdgeReachesOnlyTheExposedAppsOnTheirPorts() {
+    NetworkPolicy fromEdge = NetworkPolicyModel.networkPolicies(context(tenant(), OperatorConfig.defaults())).stream()
+        .filter(p -> p.getMetadata().getName().equals("allow-from-edge")).findFirst().orElseThrow();
+    assertThat(fromEdge.getSpec().getPodSelector().getMatchExpressions().get(0).getValues()).containsExactly("web");
+    assertThat(fromEdge.getSpec().getIngress().get(0).getPorts()).extracting(p -> p.getPort().getIntVal()).containsExactly(8080);
+    assertThat(fromEdge.getSpec().getIngress().get(0).getFrom().get(0).getNamespaceSelector().getMatchLabels())
+        .containsExactly(Map.entry("kubernetes.io/metadata.name", "tenantry-edge"));
+
+    Tenant hidden = tenant();
+    hidden.getSpec().getApps().forEach(a -> a.getRoutes().clear());
+    assertThat(NetworkPolicyModel.networkPolicies(context(hidden, OperatorConfig.defaults())))
+        .noneMatch(p -> p.getMetadata().getName().equals("allow-from-edge"));
   }
 
   @Test

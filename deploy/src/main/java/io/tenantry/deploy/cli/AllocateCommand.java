@@ -44,7 +44,8 @@ record AllocateCommand(AllocationRequest request, URI uri, Path tokenFile, Durat
     AllocationRequest request;
     try {
       request = new AllocationRequest(requestId == null ? "tenantctl-" + UUID.randomUUID() : requestId,
-          args.one("--organization"), args.one("--email"), args.one("--pool") == null ? "default" : args.one("--pool"));
+          args.one("--organization"), args.one("--email"), args.one("--pool") == null ? "default" : args.one("--pool"),
+          null);
     } catch (FleetInputException e) {
       throw new UsageException(FLAGS.getOrDefault(e.field(), e.field()) + e.getMessage().substring(e.field().length()));
     }

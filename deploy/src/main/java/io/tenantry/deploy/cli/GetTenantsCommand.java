@@ -23,7 +23,7 @@ record GetTenantsCommand(List<String> clusters) implements Command {
 
   @Override
   public int run(Fleet fleet, Terminal terminal) {
-    Table table = new Table("CLUSTER", "TENANT", "STATE", "PHASE", "VERSIONS", "READY");
+    Table table = new Table("CLUSTER", "TENANT", "STATE", "PHASE", "VERSIONS", "READY", "URL");
     int status = 0;
     for (String cluster : RolloutStart.resolveClusters(clusters, fleet.records())) {
       List<Tenant> tenants;
@@ -41,7 +41,8 @@ record GetTenantsCommand(List<String> clusters) implements Command {
         table.row(cluster, t.getMetadata().getName(), t.getSpec().getState(), s == null ? null : s.getPhase(),
             s == null || s.getVersions() == null || s.getVersions().isEmpty() ? null : s.getVersions(),
             s == null ? null : s.getConditions().stream().filter(c -> "Ready".equals(c.getType()))
-                .map(c -> c.getStatus()).findFirst().orElse(null));
+                .map(c -> c.getStatus()).findFirst().orElse(null),
+            s == null || s.getUrls() == null || s.getUrls().isEmpty() ? null : s.getUrls().get(0));
       }
     }
     table.lines().forEach(terminal.out()::println);

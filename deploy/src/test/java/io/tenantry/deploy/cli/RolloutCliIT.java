@@ -210,8 +210,9 @@ class RolloutCliIT {
 
     CliRun get = tenantctl("get", "tenants");
     assertThat(get.status()).isZero();
-    assertThat(get.out()).startsWith("CLUSTER ").contains("VERSIONS", "READY");
-    assertThat(get.out().lines().filter(l -> l.contains("forty-") && l.contains("web=2.0.0") && l.endsWith("True")))
+    assertThat(get.out()).startsWith("CLUSTER ").contains("VERSIONS", "READY", "URL");
+    // These clusters route nothing (no baseDomain), so the URL column says <none>.
+    assertThat(get.out().lines().filter(l -> l.contains("forty-") && l.contains("web=2.0.0") && l.endsWith(" True   <none>")))
         .hasSize(40);
     assertThat(get.out().lines().filter(l -> l.startsWith("us ") && l.contains("forty-us-"))).hasSize(20);
   }
@@ -375,6 +376,37 @@ class RolloutCliIT {
   }
 
   @Test
+  @Order(6)
+  void aConcurrentEditBetweenTheReadAndTheWriteIsKept() throws Exception {
+    String name = createReady(eu, "race", 1, "race", "standard").get(0);
+    // Another client edits the tenant right before our patch reaches the API server: it inserts an
+    // app at the head of the list (so "web" moves to index 1) and changes the organization.
+    AtomicBoolean raced = new AtomicBoolean();
+    Interceptor racer = new Interceptor() {
+      @Override
+      public void before(BasicBuilder builder, HttpRequest request, RequestTags tags) {
+        if ("PATCH".equals(request.method()) && raced.compareAndSet(false, true)) {
+          Tenant current = eu.resources(Tenant.class).withName(name).get();
+          current.getSpec().getApps().add(0, new AppSpec("api", "registry.example.com/acme/api", "7.0.0", 1, 8081));
+          current.getSpec().setOrganization("Raced Corp");
+          eu.resources(Tenant.class).resource(current).update();
+        }
+      }
+    };
+    try (KubernetesClient writer = new KubernetesClientBuilder().withConfig(euCluster.config())
+        .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("racer", racer)).build()) {
+      AppVersionWriter.Written written = AppVersionWriter.setTenant(writer, name, "web", "2.0.0").orElseThrow();
+      assertThat(written.fromVersion()).isEqualTo("1.0.0");
+    }
+    assertThat(raced).isTrue();
+    Tenant tenant = eu.resources(Tenant.class).withName(name).get();
+    assertThat(tenant.getSpec().getOrganization()).isEqualTo("Raced Corp");
+    assertThat(tenant.getSpec().getApps()).extracting(AppSpec::getName, AppSpec::getVersion)
+        .containsExactly(tuple("api", "7.0.0"), tuple("web", "2.0.0"));
+    assertThat(tenant.getMetadata().getManagedFields()).anySatisfy(f -> assertThat(f.getManager()).isEqualTo("tenantctl"));
+  }
+
+  @Test
   @Order(7)
   void aFailedMigrationIsAFailedTenantAndItsPreviousVersionKeepsServing() throws Exception {
     List<String> tenants = new ArrayList<>();
@@ -409,37 +441,6 @@ class RolloutCliIT {
     assertThat(webStatus(failed).getVersion()).as("the previous version keeps serving").isEqualTo("1.0.0");
     assertThat(us.apps().deployments().inNamespace("tenant-" + first).withName("app-web").get().getSpec().getTemplate()
         .getMetadata().getLabels()).containsEntry("app.kubernetes.io/version", "1.0.0");
-  }
-
-  @Test
-  @Order(6)
-  void aConcurrentEditBetweenTheReadAndTheWriteIsKept() throws Exception {
-    String name = createReady(eu, "race", 1, "race", "standard").get(0);
-    // Another client edits the tenant right before our patch reaches the API server: it inserts an
-    // app at the head of the list (so "web" moves to index 1) and changes the organization.
-    AtomicBoolean raced = new AtomicBoolean();
-    Interceptor racer = new Interceptor() {
-      @Override
-      public void before(BasicBuilder builder, HttpRequest request, RequestTags tags) {
-        if ("PATCH".equals(request.method()) && raced.compareAndSet(false, true)) {
-          Tenant current = eu.resources(Tenant.class).withName(name).get();
-          current.getSpec().getApps().add(0, new AppSpec("api", "registry.example.com/acme/api", "7.0.0", 1, 8081));
-          current.getSpec().setOrganization("Raced Corp");
-          eu.resources(Tenant.class).resource(current).update();
-        }
-      }
-    };
-    try (KubernetesClient writer = new KubernetesClientBuilder().withConfig(euCluster.config())
-        .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("racer", racer)).build()) {
-      AppVersionWriter.Written written = AppVersionWriter.setTenant(writer, name, "web", "2.0.0").orElseThrow();
-      assertThat(written.fromVersion()).isEqualTo("1.0.0");
-    }
-    assertThat(raced).isTrue();
-    Tenant tenant = eu.resources(Tenant.class).withName(name).get();
-    assertThat(tenant.getSpec().getOrganization()).isEqualTo("Raced Corp");
-    assertThat(tenant.getSpec().getApps()).extracting(AppSpec::getName, AppSpec::getVersion)
-        .containsExactly(tuple("api", "7.0.0"), tuple("web", "2.0.0"));
-    assertThat(tenant.getMetadata().getManagedFields()).anySatisfy(f -> assertThat(f.getManager()).isEqualTo("tenantctl"));
   }
 
   // ---------------------------------------------------------------------------------------------

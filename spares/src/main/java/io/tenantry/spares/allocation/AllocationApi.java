@@ -10,6 +10,8 @@ import com.sun.net.httpserver.HttpHandler;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.tenantry.spares.allocation.AllocationOutcome.Allocated;
 import io.tenantry.spares.allocation.AllocationOutcome.NoSpare;
+import io.tenantry.spares.allocation.AllocationOutcome.SubdomainRefused;
+import io.tenantry.spares.allocation.AllocationOutcome.SubdomainTaken;
 import io.tenantry.spares.allocation.AllocationOutcome.UnknownPool;
 import io.tenantry.spares.fleet.Allocation;
 import io.tenantry.spares.fleet.FleetInputException;
@@ -25,12 +27,16 @@ import org.slf4j.LoggerFactory;
 /**
  * {@code POST /v1/allocations}: the signup API. The request carries {@code Authorization: Bearer
  * <token>} and a JSON body of at most {@code maxBodyBytes}:
- * <pre>{"requestId": "signup-123", "organization": "Acme Corp", "email": "ops@acme.example", "pool": "default"}</pre>
- * Answers, always JSON:
+ * <pre>{"requestId": "signup-123", "organization": "Acme Corp", "email": "ops@acme.example", "pool": "default",
+ *  "subdomain": "acme"}</pre>
+ * ({@code pool} and {@code subdomain} optional). Answers, always JSON:
  * <ul>
- *   <li>200 {@code {"requestId", "tenant", "namespace", "cluster", "organization", "email", "allocatedAt"}},
- *       the same body for every retry of the request id;</li>
- *   <li>400 {@code {"error", "field"}}: malformed JSON, a missing, unknown or invalid field, an unknown pool;</li>
+ *   <li>200 {@code {"requestId", "tenant", "namespace", "cluster", "organization", "email", "allocatedAt", "url"}},
+ *       the same body for every retry of the request id, whatever subdomain the retry names; {@code url}
+ *       is absent while routing is off;</li>
+ *   <li>400 {@code {"error", "field"}}: malformed JSON, a missing, unknown or invalid field, an unknown pool,
+ *       a subdomain while routing is off;</li>
+ *   <li>409 {@code {"error", "field": "subdomain"}}: another tenant holds the subdomain; nothing was bound;</li>
  *   <li>401 missing or wrong token; 405 not a POST; 413 body too large; 415 not JSON;</li>
  *   <li>503 with {@code Retry-After}: no Ready spare (the pool grows), or the fleet records or a
  *       cluster cannot be reached.</li>
@@ -121,12 +127,17 @@ public final class AllocationApi implements HttpHandler {
       return;
     }
     if (outcome instanceof Allocated allocated) {
-      respond(exchange, 200, body(allocated.allocation()));
+      respond(exchange, 200, body(allocated));
     } else if (outcome instanceof NoSpare none) {
       exchange.getResponseHeaders().set("Retry-After", Long.toString(Math.max(1, none.retryAfter().toSeconds())));
       error(exchange, 503, null, none.message());
     } else if (outcome instanceof UnknownPool unknown) {
       error(exchange, 400, "pool", "no SparePool named " + unknown.pool() + " in the fleet");
+    } else if (outcome instanceof SubdomainTaken taken) {
+      error(exchange, 409, "subdomain", "subdomain " + taken.subdomain() + " is taken: " + taken.hostname()
+          + " belongs to another tenant; choose another subdomain");
+    } else if (outcome instanceof SubdomainRefused refused) {
+      error(exchange, 400, "subdomain", refused.message());
     }
   }
 
@@ -164,7 +175,8 @@ public final class AllocationApi implements HttpHandler {
     }
   }
 
-  static ObjectNode body(Allocation allocation) {
+  static ObjectNode body(Allocated allocated) {
+    Allocation allocation = allocated.allocation();
     ObjectNode node = JSON.createObjectNode();
     node.put("requestId", allocation.requestId());
     node.put("tenant", allocation.tenant());
@@ -173,6 +185,9 @@ public final class AllocationApi implements HttpHandler {
     node.put("organization", allocation.organization());
     node.put("email", allocation.email());
     node.put("allocatedAt", allocation.allocatedAt().toString());
+    if (allocated.url() != null) {
+      node.put("url", allocated.url());
+    }
     return node;
   }
 

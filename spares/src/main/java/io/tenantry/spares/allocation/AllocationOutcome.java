@@ -9,9 +9,10 @@ public sealed interface AllocationOutcome {
   /**
    * The request's tenant: bound just now, or (a retry) earlier.
    *
+   * @param url where the tenant is reached; null while routing is off
    * @param replayed whether the request id had been served before
    */
-  record Allocated(Allocation allocation, boolean replayed) implements AllocationOutcome {
+  record Allocated(Allocation allocation, String url, boolean replayed) implements AllocationOutcome {
   }
 
   /** No Ready spare anywhere in the fleet for the pool; the pools are told to grow. */
@@ -20,5 +21,19 @@ public sealed interface AllocationOutcome {
 
   /** No registered cluster has a SparePool of that name. */
   record UnknownPool(String pool) implements AllocationOutcome {
+  }
+
+  /**
+   * Another tenant holds the hostname of the subdomain the request named; nothing was bound. The
+   * caller asks again with another subdomain (and another request id, or the same one).
+   */
+  record SubdomainTaken(String subdomain, String hostname) implements AllocationOutcome {
+  }
+
+  /**
+   * The request names a subdomain this operator cannot give: routing is off, or the hostname would
+   * not be a valid name. Nothing was bound; the request must change.
+   */
+  record SubdomainRefused(String subdomain, String message) implements AllocationOutcome {
   }
 }

@@ -11,17 +11,20 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * One signup: the caller's idempotency key, the customer, and the pool to take a spare from.
+ * One signup: the caller's idempotency key, the customer, the pool to take a spare from, and
+ * optionally the subdomain the tenant is to be reached at.
  *
  * @param requestId the caller's idempotency key: the same id always gets the same tenant
  * @param organization the customer's organization name
  * @param email the customer's contact email
  * @param pool the SparePool to allocate from
+ * @param subdomain the DNS label to reach the tenant at under the routing base domain; null for the
+ *     tenant's name. The Tenant CRD's rule: lowercase letters, digits and '-', starting with a letter
  */
-public record AllocationRequest(String requestId, String organization, String email, String pool) {
+public record AllocationRequest(String requestId, String organization, String email, String pool, String subdomain) {
 
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Set<String> FIELDS = Set.of("requestId", "organization", "email", "pool");
+  private static final Set<String> FIELDS = Set.of("requestId", "organization", "email", "pool", "subdomain");
 
   /** Validates every field, naming the one refused ({@link FleetInputException}). */
   public AllocationRequest {
@@ -29,12 +32,16 @@ public record AllocationRequest(String requestId, String organization, String em
     FleetNames.requireOrganization(organization);
     FleetNames.requireEmail(email);
     FleetNames.requireDnsLabel("pool", pool);
+    if (subdomain != null) {
+      FleetNames.requireDnsLabel("subdomain", subdomain);
+    }
   }
 
   /**
-   * Reads {@code {"requestId": ..., "organization": ..., "email": ..., "pool": ...}}; {@code pool}
-   * is optional. Malformed JSON, an unknown or missing field, or a field of the wrong type is
-   * refused with a {@link FleetInputException} naming it ({@code body} for the document itself).
+   * Reads {@code {"requestId": ..., "organization": ..., "email": ..., "pool": ..., "subdomain": ...}};
+   * {@code pool} and {@code subdomain} are optional (a {@code null} subdomain is none). Malformed
+   * JSON, an unknown or missing field, or a field of the wrong type is refused with a
+   * {@link FleetInputException} naming it ({@code body} for the document itself).
    */
   public static AllocationRequest parse(byte[] body, String defaultPool) {
     JsonNode document;
@@ -51,11 +58,13 @@ public record AllocationRequest(String requestId, String organization, String em
     for (Iterator<String> names = object.fieldNames(); names.hasNext(); ) {
       String name = names.next();
       if (!FIELDS.contains(name)) {
-        throw new FleetInputException(name, "unknown field; expected requestId, organization, email and optionally pool");
+        throw new FleetInputException(name, "unknown field; expected requestId, organization, email and optionally pool and subdomain");
       }
     }
     String pool = object.has("pool") ? text(object, "pool") : defaultPool;
-    return new AllocationRequest(text(object, "requestId"), text(object, "organization"), text(object, "email"), pool);
+    String subdomain = object.hasNonNull("subdomain") ? text(object, "subdomain") : null;
+    return new AllocationRequest(text(object, "requestId"), text(object, "organization"), text(object, "email"), pool,
+        subdomain);
   }
 
   private static String text(ObjectNode object, String field) {

@@ -11,6 +11,9 @@ package io.tenantry.spares.allocation;
  *       {@code replayed} set on every answer after the first ({@link Allocator} names the one
  *       window, two processes within the cache lag, where the fleet records keep the first).</li>
  *   <li>No tenant is handed to two request ids.</li>
+ *   <li>A request naming a subdomain gets a tenant only once the subdomain's hostname is claimed
+ *       for it in the fleet records; a hostname another tenant holds is answered
+ *       {@link AllocationOutcome.SubdomainTaken} and nothing is bound.</li>
  *   <li>An outage is thrown, not answered: {@code DatastoreException} when the fleet records cannot
  *       be reached, {@code KubernetesClientException} when a cluster cannot, so the caller can be
  *       told to retry with the same id.</li>
@@ -18,6 +21,6 @@ package io.tenantry.spares.allocation;
  */
 public interface Allocations {
 
-  /** Serves the request: its tenant, or why there is none (no Ready spare, no such pool). */
+  /** Serves the request: its tenant, or why there is none (no Ready spare, no such pool, the subdomain). */
   AllocationOutcome allocate(AllocationRequest request);
 }

@@ -7,9 +7,14 @@ import io.micrometer.core.instrument.Timer;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.spares.allocation.AllocationOutcome.Allocated;
 import io.tenantry.spares.allocation.AllocationOutcome.NoSpare;
+import io.tenantry.spares.allocation.AllocationOutcome.SubdomainRefused;
+import io.tenantry.spares.allocation.AllocationOutcome.SubdomainTaken;
 import io.tenantry.spares.allocation.AllocationOutcome.UnknownPool;
 import io.tenantry.spares.fleet.Allocation;
+import io.tenantry.spares.fleet.FleetInputException;
+import io.tenantry.spares.fleet.FleetNames;
 import io.tenantry.spares.fleet.FleetRecords;
+import io.tenantry.spares.fleet.HostnameClaim;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -24,6 +29,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,13 +46,27 @@ import org.slf4j.LoggerFactory;
  *       caches (indexed by request id), and concurrent requests with one id in this process wait
  *       for the first. The lookup also asks the fleet records when a registered cluster is out of
  *       this process's reach.</li>
+ *   <li><b>One subdomain, one tenant.</b> A request naming a subdomain claims its hostname in the
+ *       fleet records for the chosen spare before the bind, and binds only if that spare holds
+ *       it; a hostname another tenant holds is answered {@link SubdomainTaken}, nothing bound.
+ *       Signups naming one hostname are served one at a time in this process, so each sees the
+ *       claim of the one before; across processes the claim alone decides, and a loser that finds
+ *       no free spare meanwhile is told to retry (503), then learns the name is taken. A spare not
+ *       bound gives back this request's claim and keeps its others; when another process bound it
+ *       under the same subdomain (claims are by tenant name, so both held one claim), the claim is
+ *       kept and the request told the name is taken. Two windows remain: a bind that threw after
+ *       the API server applied it leaves the bound tenant without its claim until the operator
+ *       syncs it and claims its names; a process killed between claim and bind leaves the name held
+ *       by an unbound spare until that spare is allocated (the operator then lets the name go) or
+ *       purged.</li>
  *   <li><b>Records agree with the clusters.</b> Each allocation is written to the fleet records
  *       after the answer, off the signup path, and the Tenant is then marked recorded; a process
  *       killed before that leaves an unmarked Tenant, which {@link #recordUnrecorded()} (at start
  *       and every refresh) records.</li>
  * </ul>
  * A signup therefore costs one Kubernetes write on its path; Datastore transactions (tens of
- * milliseconds each) happen behind it.
+ * milliseconds each) happen behind it, except for a signup naming a subdomain, whose lookup and
+ * claim of the hostname come first.
  */
 public final class Allocator implements Allocations, AutoCloseable {
 
@@ -58,6 +78,7 @@ public final class Allocator implements Allocations, AutoCloseable {
 
   private final FleetRecords records;
   private final SpareSources directory;
+  private final TenantUrls urls;
   private final Clock clock;
   private final Duration retryAfter;
   private final MeterRegistry registry;
@@ -71,6 +92,8 @@ public final class Allocator implements Allocations, AutoCloseable {
   private final Map<String, CompletableFuture<AllocationOutcome>> serving = new ConcurrentHashMap<>();
   /** Answers given in the last minute, by request id, for retries the cache does not show yet. */
   private final Map<String, Allocation> recent = new ConcurrentHashMap<>();
+  /** Signups naming a hostname, by hostname: one at a time in this process, so each sees the claim before it. */
+  private final Map<String, CompletableFuture<Void>> claiming = new ConcurrentHashMap<>();
 
   private final Object picker = new Object();
   /** cluster/tenant of spares being bound by this process; guarded by {@link #picker}. */
@@ -80,11 +103,14 @@ public final class Allocator implements Allocations, AutoCloseable {
 
   /**
    * @param directory the clusters to take spares from: in the operator, the {@link ClusterDirectory}
+   * @param urls where tenants are reached, from the operator's routing settings
    * @param retryAfter what a 503 tells the caller to wait: about the time to build a spare
    */
-  public Allocator(FleetRecords records, SpareSources directory, Clock clock, Duration retryAfter, MeterRegistry registry) {
+  public Allocator(FleetRecords records, SpareSources directory, TenantUrls urls, Clock clock, Duration retryAfter,
+      MeterRegistry registry) {
     this.records = records;
     this.directory = directory;
+    this.urls = urls;
     this.clock = clock;
     this.retryAfter = retryAfter;
     this.registry = registry;
@@ -104,12 +130,25 @@ public final class Allocator implements Allocations, AutoCloseable {
       outcome = serveOnce(request);
       return outcome;
     } finally {
-      String tag = outcome == null ? "error"
-          : outcome instanceof Allocated a ? (a.replayed() ? "replayed" : "allocated")
-          : outcome instanceof NoSpare ? "no_spare" : "unknown_pool";
       sample.stop(Timer.builder("tenantry.allocation.duration").description("Allocation requests by outcome")
-          .tag("outcome", tag).publishPercentileHistogram().register(registry));
+          .tag("outcome", tag(outcome)).publishPercentileHistogram().register(registry));
     }
+  }
+
+  private static String tag(AllocationOutcome outcome) {
+    if (outcome instanceof Allocated a) {
+      return a.replayed() ? "replayed" : "allocated";
+    }
+    if (outcome instanceof NoSpare) {
+      return "no_spare";
+    }
+    if (outcome instanceof UnknownPool) {
+      return "unknown_pool";
+    }
+    if (outcome instanceof SubdomainTaken) {
+      return "subdomain_taken";
+    }
+    return outcome instanceof SubdomainRefused ? "subdomain_refused" : "error";
   }
 
   /** One request id served at a time in this process; a concurrent one gets the first's tenant. */
@@ -118,7 +157,7 @@ public final class Allocator implements Allocations, AutoCloseable {
     CompletableFuture<AllocationOutcome> first = serving.putIfAbsent(request.requestId(), mine);
     if (first != null) {
       AllocationOutcome outcome = first.join();
-      return outcome instanceof Allocated a ? new Allocated(a.allocation(), true) : outcome;
+      return outcome instanceof Allocated a ? new Allocated(a.allocation(), a.url(), true) : outcome;
     }
     try {
       AllocationOutcome outcome = serve(request);
@@ -135,8 +174,33 @@ public final class Allocator implements Allocations, AutoCloseable {
   private AllocationOutcome serve(AllocationRequest request) {
     Optional<Allocation> earlier = find(request.requestId());
     if (earlier.isPresent()) {
-      return new Allocated(earlier.get(), true);
+      // Idempotency by request id wins: a retry naming another subdomain still gets the first answer.
+      return allocated(earlier.get(), true);
     }
+    if (request.subdomain() == null) {
+      return bindAny(request, null);
+    }
+    if (!urls.enabled()) {
+      return new SubdomainRefused(request.subdomain(), "routing is off: the operator has no routing.baseDomain");
+    }
+    String hostname = urls.hostname(request.subdomain());
+    try {
+      FleetNames.requireHostname("subdomain", hostname);
+    } catch (FleetInputException e) {
+      // A label of up to 63 characters under a long base domain can pass the 253 of a hostname.
+      return new SubdomainRefused(request.subdomain(), "too long under " + urls.baseDomain() + ": " + hostname
+          + " would not be a valid hostname");
+    }
+    return oneAtATime(hostname, () -> {
+      // Held already: answered without taking a spare, also when the pool is empty.
+      Optional<HostnameClaim> holder = records.hostnameHolder(hostname);
+      return holder.isPresent() ? subdomainTaken(request.requestId(), request.subdomain(), holder.get().tenant())
+          : bindAny(request, hostname);
+    });
+  }
+
+  /** Binds a Ready spare of the request's pool, with {@code hostname} (when not null) claimed for it first. */
+  private AllocationOutcome bindAny(AllocationRequest request, String hostname) {
     Set<String> tried = new HashSet<>();
     for (int tries = 0; tries < MAX_CANDIDATES; tries++) {
       Candidate candidate = pick(request.pool(), tried);
@@ -145,25 +209,119 @@ public final class Allocator implements Allocations, AutoCloseable {
       }
       tried.add(candidate.key());
       Allocation allocation = new Allocation(request.requestId(), request.organization(), request.email(),
-          candidate.tenant(), candidate.cluster().name(), candidate.namespace(), now());
-      boolean bound = false;
-      try {
-        bound = candidate.cluster().bind(candidate.tenant(), allocation);
-      } finally {
-        finish(candidate, bound);
-      }
-      if (bound) {
-        remember(allocation);
-        LOG.info("tenant allocated {} {} {}", kv("requestId", allocation.requestId()), kv("tenant", allocation.tenant()),
-            kv("cluster", allocation.cluster()));
-        recorder.execute(() -> record(allocation));
-        return new Allocated(allocation, false);
+          candidate.tenant(), candidate.cluster().name(), candidate.namespace(), now(), request.subdomain());
+      AllocationOutcome outcome = claimAndBind(candidate, allocation, hostname);
+      if (outcome != null) {
+        return outcome;
       }
     }
     if (!tried.isEmpty()) {
       return new NoSpare(request.pool(), Duration.ofSeconds(1), "every Ready spare tried was taken by concurrent requests; retry");
     }
     return shortage(request.pool());
+  }
+
+  /** What binding one reserved spare came to. */
+  private enum Bind {
+    BOUND,
+    /** Taken or changed meanwhile: the next spare is tried. */
+    LOST,
+    /** Taken meanwhile by another process's signup with the same subdomain, which holds the name. */
+    TAKEN
+  }
+
+  /**
+   * Claims the hostname (when not null) for the reserved spare, then binds it; null when the spare
+   * was lost to another process, so the caller tries the next one. The spare is given back unless bound.
+   */
+  private AllocationOutcome claimAndBind(Candidate candidate, Allocation allocation, String hostname) {
+    Bind result = Bind.LOST;
+    try {
+      if (hostname == null) {
+        result = candidate.cluster().bind(candidate.tenant(), allocation) ? Bind.BOUND : Bind.LOST;
+      } else {
+        HostnameClaim claim = records.claimHostname(hostname, candidate.tenant(), candidate.cluster().name());
+        if (!claim.tenant().equals(candidate.tenant())) {
+          return subdomainTaken(allocation.requestId(), allocation.subdomain(), claim.tenant());
+        }
+        result = bindClaimed(candidate, allocation, hostname);
+      }
+    } finally {
+      finish(candidate, result == Bind.BOUND);
+    }
+    if (result == Bind.TAKEN) {
+      return subdomainTaken(allocation.requestId(), allocation.subdomain(), candidate.tenant());
+    }
+    if (result == Bind.LOST) {
+      return null;
+    }
+    remember(allocation);
+    LOG.info("tenant allocated {} {} {} {}", kv("requestId", allocation.requestId()), kv("tenant", allocation.tenant()),
+        kv("cluster", allocation.cluster()), kv("subdomain", allocation.subdomain()));
+    recorder.execute(() -> record(allocation));
+    return allocated(allocation, false);
+  }
+
+  /**
+   * Binds the spare the hostname was claimed for. A bind that fails or throws gives the claim back,
+   * so the next spare or a retry can have it; unless another process bound the spare with the same
+   * subdomain meanwhile, when the claim, shared by tenant name, is that signup's.
+   */
+  private Bind bindClaimed(Candidate candidate, Allocation allocation, String hostname) {
+    try {
+      if (candidate.cluster().bind(candidate.tenant(), allocation)) {
+        return Bind.BOUND;
+      }
+      if (candidate.cluster().boundWith(candidate.tenant(), allocation.subdomain())) {
+        return Bind.TAKEN;
+      }
+    } catch (RuntimeException e) {
+      release(candidate.tenant(), hostname);
+      throw e;
+    }
+    release(candidate.tenant(), hostname);
+    return Bind.LOST;
+  }
+
+  /**
+   * Deletes the spare's claim on the hostname and keeps its others: another process may be binding
+   * the same spare with a name of its own. A failure is logged, never thrown over the bind's.
+   */
+  private void release(String tenant, String hostname) {
+    try {
+      List<String> others = records.hostnamesOf(tenant).stream().map(HostnameClaim::hostname)
+          .filter(h -> !h.equals(hostname)).toList();
+      records.releaseHostnames(tenant, others);
+    } catch (RuntimeException e) {
+      LOG.warn("hostname claim of an unbound spare not released {} {} {}", kv("tenant", tenant), kv("hostname", hostname),
+          kv("error", e.getMessage()));
+    }
+  }
+
+  private AllocationOutcome subdomainTaken(String requestId, String subdomain, String holder) {
+    String hostname = urls.hostname(subdomain);
+    LOG.info("subdomain taken; nothing bound {} {} {}", kv("requestId", requestId), kv("hostname", hostname),
+        kv("holder", holder));
+    return new SubdomainTaken(subdomain, hostname);
+  }
+
+  private Allocated allocated(Allocation allocation, boolean replayed) {
+    return new Allocated(allocation, urls.url(allocation).orElse(null), replayed);
+  }
+
+  /** Serves the signups naming one hostname one at a time in this process; others wait their turn. */
+  private AllocationOutcome oneAtATime(String hostname, Supplier<AllocationOutcome> serve) {
+    CompletableFuture<Void> mine = new CompletableFuture<>();
+    for (CompletableFuture<Void> ahead = claiming.putIfAbsent(hostname, mine); ahead != null;
+        ahead = claiming.putIfAbsent(hostname, mine)) {
+      ahead.join();
+    }
+    try {
+      return serve.get();
+    } finally {
+      claiming.remove(hostname, mine);
+      mine.complete(null);
+    }
   }
 
   /** The allocation of a request id served before, by this process or any other. */

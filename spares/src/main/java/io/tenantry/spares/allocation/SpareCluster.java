@@ -94,8 +94,9 @@ public final class SpareCluster implements SpareSource, AutoCloseable {
   }
 
   /**
-   * Binds the spare to the allocation: state Active, the customer's organization and email, and the
-   * request id and time as annotations, in one update at the cached resourceVersion. Returns false
+   * Binds the spare to the allocation: state Active, the customer's organization and email, the
+   * subdomain when the signup named one, and the request id and time as annotations, in one update
+   * at the cached resourceVersion. Returns false
    * when the spare changed since it was cached (409), is gone (404) or is no spare any more: the
    * caller moves on to another spare.
    */
@@ -122,12 +123,21 @@ public final class SpareCluster implements SpareSource, AutoCloseable {
     copy.getSpec().setState(TenantState.Active);
     copy.getSpec().setOrganization(allocation.organization());
     copy.getSpec().setEmail(allocation.email());
+    if (allocation.subdomain() != null) {
+      copy.getSpec().setSubdomain(allocation.subdomain());
+    }
     Map<String, String> annotations = copy.getMetadata().getAnnotations() == null
         ? new HashMap<>() : new HashMap<>(copy.getMetadata().getAnnotations());
     annotations.put(WellKnown.ALLOCATION_REQUEST, allocation.requestId());
     annotations.put(WellKnown.ALLOCATED_AT, allocation.allocatedAt().toString());
     copy.getMetadata().setAnnotations(annotations);
     return copy;
+  }
+
+  @Override
+  public boolean boundWith(String tenant, String subdomain) {
+    Tenant current = client.resources(Tenant.class).withName(tenant).get();
+    return current != null && !Spares.isUnallocated(current) && subdomain.equals(current.getSpec().getSubdomain());
   }
 
   /** Marks the tenant's allocation as recorded in the fleet records (a merge patch of one annotation). */
@@ -166,7 +176,7 @@ public final class SpareCluster implements SpareSource, AutoCloseable {
     String namespace = tenant.getStatus() == null ? null : tenant.getStatus().getNamespace();
     return new Allocation(annotation(tenant, WellKnown.ALLOCATION_REQUEST), tenant.getSpec().getOrganization(),
         tenant.getSpec().getEmail(), tenant.getMetadata().getName(), name, namespace,
-        Instant.parse(annotation(tenant, WellKnown.ALLOCATED_AT)));
+        Instant.parse(annotation(tenant, WellKnown.ALLOCATED_AT)), tenant.getSpec().getSubdomain());
   }
 
   private static String annotation(Tenant tenant, String key) {

@@ -48,6 +48,12 @@ public interface SpareSource {
    */
   boolean bind(String tenant, Allocation allocation);
 
+  /**
+   * Whether the tenant, as the cluster holds it now (read past the cache), is allocated with this
+   * subdomain: after a bind that failed, whether another signup took the spare under the same name.
+   */
+  boolean boundWith(String tenant, String subdomain);
+
   /** Marks the tenant's allocation as recorded in the fleet records; a tenant gone meanwhile needs no mark. */
   void markRecorded(String tenant);
 

@@ -13,9 +13,11 @@ import java.time.Instant;
  * @param cluster the fleet cluster holding the tenant
  * @param namespace the tenant's Kubernetes namespace in that cluster
  * @param allocatedAt when the tenant was allocated, to the microsecond
+ * @param subdomain the DNS label the signup asked to be reached at under the routing base domain; null when it
+ *     asked none, and the tenant is reached at its name
  */
 public record Allocation(String requestId, String organization, String email, String tenant, String cluster,
-                         String namespace, Instant allocatedAt) {
+                         String namespace, Instant allocatedAt, String subdomain) {
 
   /** Validates every field, naming the one refused. */
   public Allocation {
@@ -26,5 +28,13 @@ public record Allocation(String requestId, String organization, String email, St
     FleetNames.requireDnsLabel("cluster", cluster);
     FleetNames.requireNamespace(namespace);
     allocatedAt = FleetNames.requireTime("allocatedAt", allocatedAt);
+    if (subdomain != null) {
+      FleetNames.requireDnsLabel("subdomain", subdomain);
+    }
+  }
+
+  /** The label the tenant is reached at under the routing base domain: its subdomain, else its name. */
+  public String label() {
+    return subdomain != null ? subdomain : tenant;
   }
 }

@@ -13,14 +13,18 @@ import com.google.cloud.datastore.Query;
 import com.google.cloud.datastore.QueryResults;
 import com.google.cloud.datastore.StringValue;
 import com.google.cloud.datastore.StructuredQuery.PropertyFilter;
+import com.google.cloud.datastore.TimestampValue;
 import com.google.cloud.datastore.Transaction;
 import com.google.cloud.datastore.Value;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 
@@ -35,8 +39,12 @@ import java.util.function.Function;
  *       single-property query, served by Datastore's built-in indexes), {@code requestId} (the
  *       request that holds the tenant, absent when placed by hand), {@code placedAt}.</li>
  *   <li>{@code Allocation}, key name = request id: {@code organization}, {@code email}, {@code tenant},
- *       {@code cluster}, {@code namespace}, {@code allocatedAt}; all unindexed, because the tenant →
- *       request id link lives in the tenant's {@code Placement}.</li>
+ *       {@code cluster}, {@code namespace}, {@code allocatedAt}, {@code subdomain} (absent when the signup
+ *       asked none); all unindexed, because the tenant → request id link lives in the tenant's
+ *       {@code Placement}.</li>
+ *   <li>{@code Hostname}, key name = hostname, so the key itself makes a hostname's claim unique:
+ *       {@code tenant} (indexed: {@link #hostnamesOf} is a single-property query), {@code cluster},
+ *       {@code claimedAt}.</li>
  * </ul>
  *
  * <p>Writes that read first run in Datastore transactions, retried when Datastore aborts one for
@@ -44,23 +52,35 @@ import java.util.function.Function;
  * the one record that committed. Datastore failures other than contention surface as
  * {@link DatastoreException}. {@link #listClusters} and {@link #tenantsOn} are queries, which are
  * eventually consistent on legacy Datastore and strongly consistent on Firestore in Datastore mode.
+ * So is the query that finds a tenant's hostname claims for {@link #hostnamesOf},
+ * {@link #releaseHostnames} and {@link #purgeTenant}; each then reads the claims it found by key and
+ * acts only on those the tenant still holds, so a lagging index can hide a claim but never hand back,
+ * or delete, another tenant's. The query runs before the transaction, because legacy Datastore allows
+ * only ancestor queries inside one.
  */
 public final class DatastoreFleetRecords implements FleetRecords {
 
   static final String CLUSTER = "Cluster";
   static final String PLACEMENT = "Placement";
   static final String ALLOCATION = "Allocation";
+  static final String HOSTNAME = "Hostname";
 
   /** Enough for dozens of writers of one key; each retry backs off with jitter so they spread out. */
   private static final int MAX_ATTEMPTS = 20;
   private static final long BASE_BACKOFF_MILLIS = 10;
   private static final long MAX_BACKOFF_MILLIS = 500;
+  /**
+   * Legacy Datastore, and so the emulator, refuses a transaction that reads or writes more than 25
+   * entity groups; every entity here is its own group, so every claim counts as one.
+   */
+  private static final int MAX_GROUPS_PER_TRANSACTION = 25;
 
   private final Datastore datastore;
   private final String datastoreNamespace;
   private final KeyFactory clusters;
   private final KeyFactory placements;
   private final KeyFactory allocations;
+  private final KeyFactory hostnames;
 
   /**
    * @param datastore the client, whose project holds the records
@@ -75,6 +95,7 @@ public final class DatastoreFleetRecords implements FleetRecords {
     this.clusters = keyFactory(CLUSTER);
     this.placements = keyFactory(PLACEMENT);
     this.allocations = keyFactory(ALLOCATION);
+    this.hostnames = keyFactory(HOSTNAME);
   }
 
   @Override
@@ -218,23 +239,127 @@ public final class DatastoreFleetRecords implements FleetRecords {
     return Optional.ofNullable(datastore.get(allocations.newKey(requestId))).map(DatastoreFleetRecords::allocation);
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The placement and allocation take two of a transaction's entity groups; claims beyond what the
+   * rest holds (more than any tenant has) are released first, in transactions of their own, which
+   * leaves the records {@link #releaseHostnames} would. The final transaction is then atomic as
+   * documented.
+   */
   @Override
   public boolean purgeTenant(String tenant) {
     FleetNames.requireDnsLabel("tenant", tenant);
     Key placementKey = placements.newKey(tenant);
-    return inTransaction(txn -> {
+    List<Key> claimKeys = claimKeysOf(tenant);
+    int fits = Math.min(claimKeys.size(), MAX_GROUPS_PER_TRANSACTION - 2);
+    int released = deleteClaims(tenant, claimKeys.subList(fits, claimKeys.size()));
+    boolean deleted = inTransaction(txn -> {
+      List<Key> doomed = new ArrayList<>(claimsHeld(txn, tenant, claimKeys.subList(0, fits)));
       Entity placement = txn.get(placementKey);
-      if (placement == null) {
-        return false;
+      if (placement != null) {
+        doomed.add(placementKey);
+        String requestId = optionalString(placement, "requestId");
+        if (requestId != null) {
+          doomed.add(allocations.newKey(requestId));
+        }
       }
-      String requestId = optionalString(placement, "requestId");
-      if (requestId != null) {
-        txn.delete(placementKey, allocations.newKey(requestId));
-      } else {
-        txn.delete(placementKey);
-      }
-      return true;
+      txn.delete(doomed.toArray(Key[]::new));
+      return !doomed.isEmpty();
     });
+    return deleted || released > 0;
+  }
+
+  @Override
+  public HostnameClaim claimHostname(String hostname, String tenant, String cluster) {
+    FleetNames.requireHostname("hostname", hostname);
+    FleetNames.requireDnsLabel("tenant", tenant);
+    FleetNames.requireDnsLabel("cluster", cluster);
+    Key key = hostnames.newKey(hostname);
+    return inTransaction(txn -> {
+      Entity existing = txn.get(key);
+      if (existing != null) {
+        // Held already, by this tenant or another: the stored claim stands either way.
+        return claim(existing);
+      }
+      HostnameClaim claim = new HostnameClaim(hostname, tenant, cluster, Instant.now());
+      txn.put(claimEntity(key, claim));
+      return claim;
+    });
+  }
+
+  @Override
+  public List<HostnameClaim> hostnamesOf(String tenant) {
+    FleetNames.requireDnsLabel("tenant", tenant);
+    List<Key> keys = claimKeysOf(tenant);
+    List<HostnameClaim> claims = new ArrayList<>();
+    if (!keys.isEmpty()) {
+      datastore.get(keys).forEachRemaining(entity -> {
+        if (tenant.equals(entity.getString("tenant"))) {
+          claims.add(claim(entity));
+        }
+      });
+    }
+    claims.sort(Comparator.comparing(HostnameClaim::hostname));
+    return claims;
+  }
+
+  @Override
+  public Optional<HostnameClaim> hostnameHolder(String hostname) {
+    FleetNames.requireHostname("hostname", hostname);
+    return Optional.ofNullable(datastore.get(hostnames.newKey(hostname))).map(DatastoreFleetRecords::claim);
+  }
+
+  @Override
+  public int releaseHostnames(String tenant, Collection<String> keep) {
+    FleetNames.requireDnsLabel("tenant", tenant);
+    Set<String> kept = FleetNames.requireHostnames("keep", keep);
+    return deleteClaims(tenant, claimKeysOf(tenant).stream().filter(key -> !kept.contains(key.getName())).toList());
+  }
+
+  /** The keys of the tenant's claims, from the index on {@code tenant}, which may lag behind writes. */
+  private List<Key> claimKeysOf(String tenant) {
+    KeyQuery query = Query.newKeyQueryBuilder()
+        .setNamespace(datastoreNamespace)
+        .setKind(HOSTNAME)
+        .setFilter(PropertyFilter.eq("tenant", tenant))
+        .build();
+    List<Key> keys = new ArrayList<>();
+    datastore.run(query).forEachRemaining(keys::add);
+    return keys;
+  }
+
+  /**
+   * Deletes the claims of {@code keys} the tenant still holds, as many per transaction as one may
+   * touch; returns how many were deleted. Each transaction stands alone: released is released.
+   */
+  private int deleteClaims(String tenant, List<Key> keys) {
+    int deleted = 0;
+    for (int from = 0; from < keys.size(); from += MAX_GROUPS_PER_TRANSACTION) {
+      List<Key> batch = keys.subList(from, Math.min(keys.size(), from + MAX_GROUPS_PER_TRANSACTION));
+      deleted += inTransaction(txn -> {
+        List<Key> held = claimsHeld(txn, tenant, batch);
+        txn.delete(held.toArray(Key[]::new));
+        return held.size();
+      });
+    }
+    return deleted;
+  }
+
+  /**
+   * Of {@code keys}, those whose claim the tenant holds now, read in the transaction: a claim the
+   * query found may since have been released and taken by another tenant, and must stay theirs.
+   */
+  private static List<Key> claimsHeld(Transaction txn, String tenant, List<Key> keys) {
+    List<Key> held = new ArrayList<>();
+    if (!keys.isEmpty()) {
+      txn.get(keys.toArray(Key[]::new)).forEachRemaining(entity -> {
+        if (tenant.equals(entity.getString("tenant"))) {
+          held.add(entity.getKey());
+        }
+      });
+    }
+    return held;
   }
 
   /**
@@ -338,20 +463,37 @@ public final class DatastoreFleetRecords implements FleetRecords {
   }
 
   private static Entity allocationEntity(Key key, Allocation allocation) {
-    return Entity.newBuilder(key)
+    Entity.Builder builder = Entity.newBuilder(key)
         .set("organization", unindexed(allocation.organization()))
         .set("email", unindexed(allocation.email()))
         .set("tenant", unindexed(allocation.tenant()))
         .set("cluster", unindexed(allocation.cluster()))
         .set("namespace", unindexed(allocation.namespace()))
-        .set("allocatedAt", timestamp(allocation.allocatedAt()))
-        .build();
+        .set("allocatedAt", timestamp(allocation.allocatedAt()));
+    if (allocation.subdomain() != null) {
+      builder.set("subdomain", unindexed(allocation.subdomain()));
+    }
+    return builder.build();
   }
 
   private static Allocation allocation(Entity entity) {
     return new Allocation(entity.getKey().getName(), entity.getString("organization"), entity.getString("email"),
         entity.getString("tenant"), entity.getString("cluster"), entity.getString("namespace"),
-        instant(entity, "allocatedAt"));
+        instant(entity, "allocatedAt"), optionalString(entity, "subdomain"));
+  }
+
+  /** Only {@code tenant} is indexed: nothing queries claims by cluster or time. */
+  private static Entity claimEntity(Key key, HostnameClaim claim) {
+    return Entity.newBuilder(key)
+        .set("tenant", claim.tenant())
+        .set("cluster", unindexed(claim.cluster()))
+        .set("claimedAt", TimestampValue.newBuilder(timestamp(claim.claimedAt())).setExcludeFromIndexes(true).build())
+        .build();
+  }
+
+  private static HostnameClaim claim(Entity entity) {
+    return new HostnameClaim(entity.getKey().getName(), entity.getString("tenant"), entity.getString("cluster"),
+        instant(entity, "claimedAt"));
   }
 
   private static StringValue unindexed(String value) {

@@ -2,9 +2,13 @@ package io.tenantry.spares.fleet;
 
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.Collection;
 import java.util.Collections;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.regex.Pattern;
 
 /**
@@ -15,9 +19,10 @@ public final class FleetNames {
 
   /** RFC 1035 label, the rule the Tenant CRD enforces on names; clusters follow it too. */
   private static final Pattern DNS_LABEL = Pattern.compile("[a-z]([-a-z0-9]*[a-z0-9])?");
-  /** RFC 1123 label, Kubernetes' rule for namespace names (may start with a digit). */
-  private static final Pattern NAMESPACE = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+  /** RFC 1123 label (may start with a digit): Kubernetes' rule for namespace names and hostname labels. */
+  private static final Pattern RFC1123_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
   private static final int DNS_LABEL_MAX = 63;
+  private static final int HOSTNAME_MAX = 253;
   /** Printable ASCII without spaces: request ids travel in URLs, logs and Datastore key names. */
   private static final Pattern PRINTABLE = Pattern.compile("[\\x21-\\x7e]+");
   private static final int REQUEST_ID_MAX = 128;
@@ -49,12 +54,58 @@ public final class FleetNames {
   /** A Kubernetes namespace name: an RFC 1123 label of at most 63 characters. */
   public static String requireNamespace(String namespace) {
     requireNonNull("namespace", namespace);
-    if (namespace.length() > DNS_LABEL_MAX || !NAMESPACE.matcher(namespace).matches()) {
+    if (namespace.length() > DNS_LABEL_MAX || !RFC1123_LABEL.matcher(namespace).matches()) {
       throw new FleetInputException("namespace", "must be an RFC 1123 label (lowercase letters, digits and '-',"
           + " starting and ending with a letter or digit, at most " + DNS_LABEL_MAX + " characters): "
           + quote(namespace));
     }
     return namespace;
+  }
+
+  /**
+   * A hostname a tenant serves: an RFC 1123 subdomain of at least two labels, at most
+   * {@value #HOSTNAME_MAX} characters, neither a wildcard nor an IPv4 address. Uppercase is refused,
+   * not lowered: the name stored is always the name the caller sent, so its lookups find it.
+   */
+  public static String requireHostname(String field, String hostname) {
+    requireNonNull(field, hostname);
+    if (hostname.indexOf('*') >= 0) {
+      throw new FleetInputException(field, "must name one host, not a wildcard: " + quote(hostname));
+    }
+    if (hostname.chars().anyMatch(c -> c >= 'A' && c <= 'Z')) {
+      throw new FleetInputException(field, "must be lowercase; hostnames are stored and compared as sent, never"
+          + " lowered: " + quote(hostname) + " (did you mean " + quote(hostname.toLowerCase(Locale.ROOT)) + "?)");
+    }
+    if (hostname.length() > HOSTNAME_MAX) {
+      throw new FleetInputException(field, "must have at most " + HOSTNAME_MAX + " characters, has "
+          + hostname.length());
+    }
+    String[] labels = hostname.split("\\.", -1);
+    if (labels.length < 2) {
+      throw new FleetInputException(field, "must have at least two labels, such as app.example.com: "
+          + quote(hostname));
+    }
+    for (String label : labels) {
+      if (label.length() > DNS_LABEL_MAX || !RFC1123_LABEL.matcher(label).matches()) {
+        throw new FleetInputException(field, "must be labels of 1 to " + DNS_LABEL_MAX + " lowercase letters,"
+            + " digits and '-', starting and ending with a letter or digit, joined by '.': " + quote(hostname));
+      }
+    }
+    // No top-level domain is all digits; such a name is an IPv4 address, which Ingress hosts refuse too.
+    if (labels[labels.length - 1].chars().allMatch(c -> c >= '0' && c <= '9')) {
+      throw new FleetInputException(field, "must be a DNS name, not an IP address: " + quote(hostname));
+    }
+    return hostname;
+  }
+
+  /** Hostnames, each checked as {@link #requireHostname} does; returns an unmodifiable copy. */
+  public static Set<String> requireHostnames(String field, Collection<String> hostnames) {
+    requireNonNull(field, hostnames);
+    Set<String> copy = new TreeSet<>();
+    for (String hostname : hostnames) {
+      copy.add(requireHostname(field, hostname));
+    }
+    return Collections.unmodifiableSet(copy);
   }
 
   /** A request id: 1 to 128 printable ASCII characters without spaces, not of the reserved form __*__. */

@@ -1,11 +1,13 @@
 package io.tenantry.spares.fleet;
 
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * The fleet's records: which clusters exist, which cluster holds each tenant, and which tenant each
- * signup request received. Kubernetes credentials are never part of them.
+ * The fleet's records: which clusters exist, which cluster holds each tenant, which tenant each
+ * signup request received, and which tenant serves each hostname. Kubernetes credentials are never
+ * part of them.
  *
  * <p>Guarantees of every implementation:
  * <ul>
@@ -15,8 +17,11 @@ import java.util.Optional;
  *       callers record the same request id at once, exactly one record exists afterwards and every
  *       caller gets that record back.</li>
  *   <li>A tenant is held by at most one request id and placed on at most one cluster.</li>
- *   <li>{@link #purgeTenant} is idempotent: after it returns, no placement or allocation record of the
- *       tenant remains.</li>
+ *   <li>A hostname is held by at most one tenant across the fleet. {@link #claimHostname} is atomic, also
+ *       under concurrency: however many callers claim a free hostname for different tenants at once,
+ *       exactly one tenant holds it afterwards and every caller gets that holder's claim back.</li>
+ *   <li>{@link #purgeTenant} is idempotent: after it returns, no placement, allocation or hostname
+ *       claim of the tenant remains (but see {@link #purgeTenant} on claims made while it runs).</li>
  * </ul>
  */
 public interface FleetRecords {
@@ -69,8 +74,45 @@ public interface FleetRecords {
   Optional<Allocation> findAllocationByTenant(String tenant);
 
   /**
-   * Deletes the tenant's placement and allocation records, atomically; what the operator does once
-   * a tenant is purged. Returns whether anything was deleted; calling it again is harmless.
+   * Deletes the tenant's placement, allocation record and hostname claims, atomically; what the
+   * operator does once a tenant is purged. Its hostnames are then free for any tenant to claim.
+   * Returns whether anything was deleted; calling it again is harmless. The claims to delete are
+   * found as {@link #hostnamesOf} finds them, so a claim made for the tenant while it is being purged
+   * may survive; a purged tenant's name should not be claiming hostnames. An implementation whose
+   * transactions hold few records may release claims beyond that first, as {@link #releaseHostnames}
+   * would, and says so.
    */
   boolean purgeTenant(String tenant);
+
+  /**
+   * Claims a hostname for a tenant served on a cluster, atomically. If nobody holds it, it is
+   * stored for the tenant and that claim returned. If the tenant already holds it, the stored claim
+   * is returned unchanged, even if it names another cluster: a tenant lives on one cluster, and
+   * moving it is not a claim. If another tenant holds it, nothing is written and that holder's claim
+   * is returned: a caller compares {@link HostnameClaim#tenant()} with its tenant to know whether it
+   * won. Names are not lowered: an uppercase hostname is refused on {@code hostname}.
+   *
+   * @return the claim stored for the hostname: the new one, or the one stored before
+   */
+  HostnameClaim claimHostname(String hostname, String tenant, String cluster);
+
+  /**
+   * The tenant's hostname claims, sorted by hostname. Every claim returned is current, but an
+   * implementation may find them by an eventually consistent query (see its documentation), so a
+   * claim made a moment ago may be missing.
+   */
+  List<HostnameClaim> hostnamesOf(String tenant);
+
+  /** The claim on the hostname, whoever holds it; read by the hostname itself, so always current. */
+  Optional<HostnameClaim> hostnameHolder(String hostname);
+
+  /**
+   * Deletes the tenant's claims on hostnames not in {@code keep}; claims of other tenants are never
+   * touched, even when {@code keep} leaves them out or names them. Returns how many claims were
+   * deleted; calling it again is harmless. Every name in {@code keep} must be a valid hostname, or
+   * the call is refused on {@code keep}, so a name in the wrong case cannot silently release the
+   * claim it meant to keep. The claims are found as {@link #hostnamesOf} finds them: one made a moment ago may stay
+   * until a later call.
+   */
+  int releaseHostnames(String tenant, Collection<String> keep);
 }

@@ -10,6 +10,8 @@ import com.sun.net.httpserver.HttpServer;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.tenantry.spares.allocation.AllocationOutcome.Allocated;
 import io.tenantry.spares.allocation.AllocationOutcome.NoSpare;
+import io.tenantry.spares.allocation.AllocationOutcome.SubdomainRefused;
+import io.tenantry.spares.allocation.AllocationOutcome.SubdomainTaken;
 import io.tenantry.spares.allocation.AllocationOutcome.UnknownPool;
 import io.tenantry.spares.fleet.Allocation;
 import java.io.ByteArrayInputStream;
@@ -52,10 +54,11 @@ class AllocationApiTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String VALID = "{\"requestId\":\"signup-1\",\"organization\":\"Initech\",\"email\":\"ops@initech.example\"}";
   private static final Allocation ALLOCATION = new Allocation("signup-1", "Initech", "ops@initech.example", "default-x7k2p",
-      "local", "tenant-default-x7k2p", Instant.parse("2026-03-01T10:00:00.123456Z"));
+      "local", "tenant-default-x7k2p", Instant.parse("2026-03-01T10:00:00.123456Z"), null);
+  private static final String URL = "https://default-x7k2p.tenants.example/";
 
   private final List<AllocationRequest> received = new CopyOnWriteArrayList<>();
-  private volatile Function<AllocationRequest, AllocationOutcome> answer = r -> new Allocated(ALLOCATION, false);
+  private volatile Function<AllocationRequest, AllocationOutcome> answer = r -> new Allocated(ALLOCATION, URL, false);
   private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
       .connectTimeout(Duration.ofSeconds(5)).build();
   private HttpServer server;
@@ -168,7 +171,9 @@ class AllocationApiTest {
         Arguments.of("a field of the wrong type",
             Call.post(VALID.replace("\"signup-1\"", "42")), 400, "requestId", Map.of()),
         Arguments.of("an invalid pool",
-            Call.post(VALID.replace("}", ",\"pool\":\"Not_A_Label\"}")), 400, "pool", Map.of()));
+            Call.post(VALID.replace("}", ",\"pool\":\"Not_A_Label\"}")), 400, "pool", Map.of()),
+        Arguments.of("a subdomain that is not a DNS label",
+            Call.post(VALID.replace("}", ",\"subdomain\":\"acme.shop\"}")), 400, "subdomain", Map.of()));
   }
 
   @ParameterizedTest(name = "{0} → {2} {3}")
@@ -186,7 +191,7 @@ class AllocationApiTest {
   }
 
   @Test
-  void anAllocatedTenantIsAnswered200WithItsBody() throws Exception {
+  void anAllocatedTenantIsAnswered200WithItsBodyAndUrl() throws Exception {
     HttpResponse<String> response = send(Call.post(VALID));
 
     assertThat(response.statusCode()).isEqualTo(200);
@@ -194,14 +199,57 @@ class AllocationApiTest {
     assertThat(response.headers().firstValue("WWW-Authenticate")).isEmpty();
     assertThat(JSON.readValue(response.body(), Map.class)).isEqualTo(Map.of(
         "requestId", "signup-1", "tenant", "default-x7k2p", "namespace", "tenant-default-x7k2p", "cluster", "local",
-        "organization", "Initech", "email", "ops@initech.example", "allocatedAt", "2026-03-01T10:00:00.123456Z"));
-    assertThat(received).containsExactly(new AllocationRequest("signup-1", "Initech", "ops@initech.example", "default"));
+        "organization", "Initech", "email", "ops@initech.example", "allocatedAt", "2026-03-01T10:00:00.123456Z",
+        "url", URL));
+    assertThat(received).containsExactly(new AllocationRequest("signup-1", "Initech", "ops@initech.example", "default", null));
+  }
+
+  @Test
+  void withRoutingOffTheAnswerHasNoUrl() throws Exception {
+    answer = r -> new Allocated(ALLOCATION, null, false);
+
+    HttpResponse<String> response = send(Call.post(VALID));
+
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(JSON.readTree(response.body()).has("url")).isFalse();
+  }
+
+  @Test
+  void theSubdomainAskedForReachesTheAllocator() throws Exception {
+    send(Call.post(VALID.replace("}", ",\"subdomain\":\"initech\"}")));
+
+    assertThat(received).extracting(AllocationRequest::subdomain).containsExactly("initech");
+  }
+
+  @Test
+  void aSubdomainAnotherTenantHoldsIs409OnTheSubdomain() throws Exception {
+    answer = r -> new SubdomainTaken(r.subdomain(), r.subdomain() + ".tenants.example");
+
+    HttpResponse<String> response = send(Call.post(VALID.replace("}", ",\"subdomain\":\"initech\"}")));
+
+    assertThat(response.statusCode()).isEqualTo(409);
+    assertThat(response.headers().firstValue("Content-Type")).contains("application/json");
+    JsonNode body = JSON.readTree(response.body());
+    assertThat(body.path("field").asText()).isEqualTo("subdomain");
+    assertThat(body.path("error").asText()).contains("initech").contains("taken");
+  }
+
+  @Test
+  void aSubdomainTheOperatorCannotGiveIs400OnTheSubdomain() throws Exception {
+    answer = r -> new SubdomainRefused(r.subdomain(), "routing is off: the operator has no routing.baseDomain");
+
+    HttpResponse<String> response = send(Call.post(VALID.replace("}", ",\"subdomain\":\"initech\"}")));
+
+    assertThat(response.statusCode()).isEqualTo(400);
+    JsonNode body = JSON.readTree(response.body());
+    assertThat(body.path("field").asText()).isEqualTo("subdomain");
+    assertThat(body.path("error").asText()).isEqualTo("routing is off: the operator has no routing.baseDomain");
   }
 
   @Test
   void aRetryGetsTheSameBody() throws Exception {
     String first = send(Call.post(VALID)).body();
-    answer = r -> new Allocated(ALLOCATION, true);
+    answer = r -> new Allocated(ALLOCATION, URL, true);
 
     HttpResponse<String> retry = send(Call.post(VALID));
 
@@ -298,7 +346,7 @@ class AllocationApiTest {
 
   @Test
   void anEmptyTokenIsRefusedAtConstruction() {
-    Allocations stub = r -> new Allocated(ALLOCATION, false);
+    Allocations stub = r -> new Allocated(ALLOCATION, URL, false);
 
     assertThatThrownBy(() -> new AllocationApi(stub, " ", MAX_BODY, "default"))
         .isInstanceOf(IllegalArgumentException.class);

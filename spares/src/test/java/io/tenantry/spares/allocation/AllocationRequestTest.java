@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.tenantry.spares.fleet.FleetInputException;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class AllocationRequestTest {
 
@@ -23,7 +25,7 @@ class AllocationRequestTest {
   void aCompleteRequestIsReadAndThePoolDefaults() {
     AllocationRequest request = parse("{\"requestId\":\"signup-1\",\"organization\":\"Acme Corp\",\"email\":\"ops@acme.example\"}");
 
-    assertThat(request).isEqualTo(new AllocationRequest("signup-1", "Acme Corp", "ops@acme.example", "default"));
+    assertThat(request).isEqualTo(new AllocationRequest("signup-1", "Acme Corp", "ops@acme.example", "default", null));
     assertThat(parse("{\"requestId\":\"s\",\"organization\":\"A\",\"email\":\"a@b.example\",\"pool\":\"eu\"}").pool()).isEqualTo("eu");
   }
 
@@ -40,6 +42,25 @@ class AllocationRequestTest {
     assertRefused("{\"requestId\":\"has space\",\"organization\":\"A\",\"email\":\"a@b.example\"}", "requestId", "printable");
     assertRefused("{\"requestId\":\"s\",\"organization\":\"A\",\"email\":\"nobody\"}", "email", "");
     assertRefused("{\"requestId\":\"s\",\"organization\":\"A\",\"email\":\"a@b.example\",\"pool\":\"Not_A_Label\"}", "pool", "DNS label");
-    assertRefused("{\"requestId\":\"s\",\"organization\":\"A\",\"email\":\"a@b.example\",\"tenant\":\"mine\"}", "tenant", "unknown field");
+    assertRefused("{\"requestId\":\"s\",\"organization\":\"A\",\"email\":\"a@b.example\",\"tenant\":\"mine\"}", "tenant",
+        "expected requestId, organization, email and optionally pool and subdomain");
+  }
+
+  @Test
+  void aSubdomainIsOptionalAndReadWhenGiven() {
+    String base = "{\"requestId\":\"s\",\"organization\":\"A\",\"email\":\"a@b.example\"";
+
+    assertThat(parse(base + ",\"subdomain\":\"acme-shop\"}").subdomain()).isEqualTo("acme-shop");
+    assertThat(parse(base + "}").subdomain()).isNull();
+    assertThat(parse(base + ",\"subdomain\":null}").subdomain()).as("null is none").isNull();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"\"\"", "\"Acme\"", "\"acme.shop\"", "\"acme_shop\"", "\"-acme\"", "\"acme-\"", "\"1acme\"",
+      "\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"", "42", "[\"acme\"]"})
+  void aSubdomainThatIsNotADnsLabelIsRefusedOnTheSubdomain(String subdomain) {
+    assertThatThrownBy(() -> parse("{\"requestId\":\"s\",\"organization\":\"A\",\"email\":\"a@b.example\",\"subdomain\":"
+        + subdomain + "}"))
+        .isInstanceOfSatisfying(FleetInputException.class, e -> assertThat(e.field()).isEqualTo("subdomain"));
   }
 }

@@ -8,9 +8,12 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tenantry.spares.allocation.AllocationOutcome.Allocated;
 import io.tenantry.spares.allocation.AllocationOutcome.NoSpare;
+import io.tenantry.spares.allocation.AllocationOutcome.SubdomainRefused;
+import io.tenantry.spares.allocation.AllocationOutcome.SubdomainTaken;
 import io.tenantry.spares.allocation.AllocationOutcome.UnknownPool;
 import io.tenantry.spares.fleet.Allocation;
 import io.tenantry.spares.fleet.Cluster;
+import io.tenantry.spares.fleet.HostnameClaim;
 import io.tenantry.spares.fleet.InMemoryFleetRecords;
 import java.time.Clock;
 import java.time.Duration;
@@ -28,6 +31,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.IntFunction;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -47,6 +51,7 @@ class AllocatorTest {
   /** Spares' ages; whole seconds, as Kubernetes stamps creationTimestamp. */
   private static final Instant T0 = NOW.minus(Duration.ofHours(2));
   private static final Duration RETRY_AFTER = Duration.ofSeconds(30);
+  private static final TenantUrls URLS = new TenantUrls("https", "tenants.example");
 
   private final InMemoryFleetRecords records = new InMemoryFleetRecords();
   private final InMemorySpareSources sources = new InMemorySpareSources();
@@ -60,7 +65,12 @@ class AllocatorTest {
 
   /** A new allocator over the same clusters and records: a restarted process, or another one. */
   private Allocator newAllocator() {
-    Allocator allocator = new Allocator(records, sources, Clock.fixed(NOW, ZoneOffset.UTC), RETRY_AFTER, registry);
+    return newAllocator(URLS);
+  }
+
+  /** A new allocator routing tenants as {@code urls} says. */
+  private Allocator newAllocator(TenantUrls urls) {
+    Allocator allocator = new Allocator(records, sources, urls, Clock.fixed(NOW, ZoneOffset.UTC), RETRY_AFTER, registry);
     allocators.add(allocator);
     return allocator;
   }
@@ -81,13 +91,22 @@ class AllocatorTest {
   }
 
   private static AllocationRequest request(String requestId, String pool) {
-    return new AllocationRequest(requestId, "Initech", "ops@initech.example", pool);
+    return new AllocationRequest(requestId, "Initech", "ops@initech.example", pool, null);
+  }
+
+  /** A request of the default pool asking for {@code subdomain}. */
+  private static AllocationRequest named(String requestId, String subdomain) {
+    return new AllocationRequest(requestId, "Initech", "ops@initech.example", "default", subdomain);
   }
 
   /** An allocation made earlier, by this process or another. */
   private static Allocation earlier(String requestId, String tenant, String cluster) {
+    return earlier(requestId, tenant, cluster, null);
+  }
+
+  private static Allocation earlier(String requestId, String tenant, String cluster, String subdomain) {
     return new Allocation(requestId, "Globex", "it@globex.example", tenant, cluster, "tenant-" + tenant,
-        NOW.minusSeconds(30));
+        NOW.minusSeconds(30), subdomain);
   }
 
   /** The outcome in a line: what a case expects, and what a failure shows. */
@@ -215,7 +234,8 @@ class AllocatorTest {
     if (outcome instanceof Allocated a && !a.replayed()) {
       Allocation allocation = a.allocation();
       assertThat(allocation).isEqualTo(new Allocation("signup-1", "Initech", "ops@initech.example", allocation.tenant(),
-          allocation.cluster(), "tenant-" + allocation.tenant(), NOW));
+          allocation.cluster(), "tenant-" + allocation.tenant(), NOW, null));
+      assertThat(a.url()).isEqualTo("https://" + allocation.tenant() + ".tenants.example/");
       assertThat(sources.cluster(allocation.cluster()).orElseThrow().boundOnServer(allocation.tenant()))
           .as("what the cluster holds").isEqualTo(allocation);
     }
@@ -231,18 +251,24 @@ class AllocatorTest {
     AllocationOutcome retry = allocator.allocate(request("signup-1"));
 
     assertThat(describe(first)).isEqualTo("allocated c1/s1");
-    assertThat(retry).isEqualTo(new Allocated(((Allocated) first).allocation(), true));
+    assertThat(retry).isEqualTo(replayOf(first));
     assertThat(c1.binds()).isEqualTo(1);
+  }
+
+  /** The answer a retry of {@code first} gets. */
+  private static Allocated replayOf(AllocationOutcome first) {
+    Allocated allocated = (Allocated) first;
+    return new Allocated(allocated.allocation(), allocated.url(), true);
   }
 
   @Test
   void aRetryAfterARestartIsAnsweredFromTheBoundTenant() {
     InMemorySpareCluster c1 = cluster("c1", "default").ready("s1", "default", T0).ready("s2", "default", NOW);
-    Allocation first = ((Allocated) newAllocator().allocate(request("signup-1"))).allocation();
+    AllocationOutcome first = newAllocator().allocate(request("signup-1"));
 
     AllocationOutcome retry = newAllocator().allocate(request("signup-1"));
 
-    assertThat(retry).isEqualTo(new Allocated(first, true));
+    assertThat(retry).isEqualTo(replayOf(first));
     assertThat(c1.binds()).isEqualTo(1);
   }
 
@@ -266,7 +292,7 @@ class AllocatorTest {
     retryThread.join(5_000);
 
     assertThat(describe(first.get())).isEqualTo("allocated c1/s1");
-    assertThat(retry.get()).isEqualTo(new Allocated(((Allocated) first.get()).allocation(), true));
+    assertThat(retry.get()).isEqualTo(replayOf(first.get()));
     assertThat(c1.binds()).isEqualTo(1);
   }
 
@@ -443,10 +469,191 @@ class AllocatorTest {
     allocator.allocate(request("signup-1"));
     allocator.allocate(request("signup-2"));
     allocator.allocate(request("signup-3", "eu"));
+    records.claimHostname("shop.tenants.example", "acme", "c9");
+    allocator.allocate(named("signup-4", "shop"));
+    newAllocator(TenantUrls.OFF).allocate(named("signup-5", "shop"));
 
-    for (String outcome : List.of("allocated", "replayed", "no_spare", "unknown_pool")) {
+    for (String outcome : List.of("allocated", "replayed", "no_spare", "unknown_pool", "subdomain_taken", "subdomain_refused")) {
       assertThat(registry.get("tenantry.allocation.duration").tag("outcome", outcome).timer().count())
           .as(outcome).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void aSubdomainIsClaimedForTheSpareWrittenOnItsTenantAndAnsweredAsItsUrl() {
+    InMemorySpareCluster c1 = cluster("c1", "default").ready("s1", "default", T0);
+
+    Allocated allocated = (Allocated) newAllocator().allocate(named("signup-1", "shop"));
+
+    assertThat(allocated.url()).isEqualTo("https://shop.tenants.example/");
+    assertThat(allocated.allocation().subdomain()).isEqualTo("shop");
+    assertThat(c1.boundOnServer("s1")).isEqualTo(allocated.allocation());
+    assertThat(records.hostnameHolder("shop.tenants.example")).hasValueSatisfying(claim -> {
+      assertThat(claim.tenant()).isEqualTo("s1");
+      assertThat(claim.cluster()).isEqualTo("c1");
+    });
+  }
+
+  @Test
+  void theUrlFollowsTheConfiguredScheme() {
+    cluster("c1", "default").ready("s1", "default", T0);
+
+    Allocated allocated = (Allocated) newAllocator(new TenantUrls("http", "apps.test")).allocate(request("signup-1"));
+
+    assertThat(allocated.url()).isEqualTo("http://s1.apps.test/");
+  }
+
+  @Test
+  void withRoutingOffTheAnswerHasNoUrlAndASubdomainIsRefusedUnbound() {
+    InMemorySpareCluster c1 = cluster("c1", "default").ready("s1", "default", T0).ready("s2", "default", NOW);
+    Allocator allocator = newAllocator(TenantUrls.OFF);
+
+    assertThat(((Allocated) allocator.allocate(request("signup-1"))).url()).isNull();
+    assertThat(allocator.allocate(named("signup-2", "shop")))
+        .isEqualTo(new SubdomainRefused("shop", "routing is off: the operator has no routing.baseDomain"));
+    assertThat(c1.binds()).as("binds attempted").isEqualTo(1);
+  }
+
+  @Test
+  void aSubdomainTooLongForTheBaseDomainIsRefusedUnbound() {
+    InMemorySpareCluster c1 = cluster("c1", "default").ready("s1", "default", T0);
+    String longDomain = ("d".repeat(60) + ".").repeat(3) + "example";
+
+    AllocationOutcome outcome = newAllocator(new TenantUrls("https", longDomain)).allocate(named("signup-1", "s".repeat(63)));
+
+    assertThat(outcome).isInstanceOfSatisfying(SubdomainRefused.class, r -> assertThat(r.message()).contains("too long"));
+    assertThat(c1.binds()).isZero();
+  }
+
+  @Test
+  void aRetryGetsTheSameUrlEvenWhenItNamesAnotherSubdomain() {
+    InMemorySpareCluster c1 = cluster("c1", "default").ready("s1", "default", T0).ready("s2", "default", NOW);
+    AllocationOutcome first = newAllocator().allocate(named("signup-1", "shop"));
+
+    AllocationOutcome retry = newAllocator().allocate(named("signup-1", "store"));
+
+    assertThat(retry).isEqualTo(replayOf(first));
+    assertThat(((Allocated) retry).url()).isEqualTo("https://shop.tenants.example/");
+    assertThat(c1.binds()).isEqualTo(1);
+    assertThat(records.hostnameHolder("store.tenants.example")).isEmpty();
+  }
+
+  @Test
+  void aRetryAnsweredFromTheFleetRecordsGetsTheUrlOfItsSubdomain() {
+    registered("c9");
+    records.recordAllocation(earlier("signup-1", "far", "c9", "shop"));
+    cluster("c1", "default").ready("s1", "default", T0);
+    sources.setReachesAll(false);
+
+    Allocated retry = (Allocated) newAllocator().allocate(request("signup-1"));
+
+    assertThat(retry.replayed()).isTrue();
+    assertThat(retry.url()).isEqualTo("https://shop.tenants.example/");
+  }
+
+  @Test
+  void aSubdomainAnotherTenantHoldsIsTakenAndNoSpareIsBoundEvenFromAnEmptyPool() {
+    records.claimHostname("shop.tenants.example", "acme", "c9");
+    InMemorySpareCluster c1 = cluster("c1", "default");
+    Allocator allocator = newAllocator();
+
+    assertThat(allocator.allocate(named("signup-1", "shop"))).isEqualTo(new SubdomainTaken("shop", "shop.tenants.example"));
+    assertThat(c1.shortages()).as("an empty pool is not stamped for a request that cannot be served").isEmpty();
+    c1.ready("s1", "default", T0);
+    assertThat(allocator.allocate(named("signup-1", "shop"))).isEqualTo(new SubdomainTaken("shop", "shop.tenants.example"));
+    assertThat(c1.binds()).isZero();
+
+    assertThat(describe(allocator.allocate(request("signup-2")))).isEqualTo("allocated c1/s1");
+  }
+
+  @Test
+  void ofConcurrentSignupsNamingOneSubdomainOneGetsItAndTheOthersBindNothing() throws Exception {
+    InMemorySpareCluster c1 = cluster("c1", "default");
+    for (int i = 0; i < 4; i++) {
+      c1.ready("s" + i, "default", T0.plusSeconds(i));
+    }
+    c1.bindTakes(2);
+    Allocator allocator = newAllocator();
+    List<AllocationOutcome> outcomes = concurrently(32, i -> allocator.allocate(named("signup-" + i, "shop")));
+
+    assertThat(outcomes).filteredOn(Allocated.class::isInstance).singleElement()
+        .satisfies(o -> assertThat(((Allocated) o).url()).isEqualTo("https://shop.tenants.example/"));
+    assertThat(outcomes).filteredOn(o -> !(o instanceof Allocated)).hasSize(31)
+        .allSatisfy(o -> assertThat(o).isEqualTo(new SubdomainTaken("shop", "shop.tenants.example")));
+    assertThat(c1.binds()).as("binds attempted").isEqualTo(1);
+    assertThat(c1.readySpares("default")).hasSize(3);
+  }
+
+  @Test
+  void aBindThatThrowsGivesTheClaimBackSoTheRetryGetsTheSubdomain() {
+    InMemorySpareCluster c1 = cluster("c1", "default").ready("s1", "default", T0);
+    KubernetesClientException outage = new KubernetesClientException("connection refused");
+    c1.failNextBind(outage);
+    Allocator allocator = newAllocator();
+
+    assertThatThrownBy(() -> allocator.allocate(named("signup-1", "shop"))).isSameAs(outage);
+    assertThat(records.hostnameHolder("shop.tenants.example")).isEmpty();
+
+    Allocated retry = (Allocated) allocator.allocate(named("signup-1", "shop"));
+    assertThat(retry.url()).isEqualTo("https://shop.tenants.example/");
+    assertThat(records.hostnameHolder("shop.tenants.example")).map(HostnameClaim::tenant).contains("s1");
+  }
+
+  @Test
+  void aSpareLostToAnotherProcessGivesItsClaimBackAndTheNextSpareGetsTheSubdomain() {
+    InMemorySpareCluster c1 = cluster("c1", "default").ready("s1", "default", T0).ready("s2", "default", NOW);
+    c1.takeElsewhere("s1", earlier("other-process", "s1", "c1"));
+
+    Allocated allocated = (Allocated) newAllocator().allocate(named("signup-1", "shop"));
+
+    assertThat(describe(allocated)).isEqualTo("allocated c1/s2");
+    assertThat(allocated.url()).isEqualTo("https://shop.tenants.example/");
+    assertThat(records.hostnameHolder("shop.tenants.example")).map(HostnameClaim::tenant).contains("s2");
+    assertThat(records.hostnamesOf("s1")).isEmpty();
+  }
+
+  @Test
+  void aSpareAnotherProcessBoundUnderTheSameSubdomainKeepsTheClaimAndTheRequestIsTaken() throws Exception {
+    InMemorySpareCluster c1 = cluster("c1", "default").ready("s1", "default", T0).ready("s2", "default", NOW);
+    InMemorySpareCluster.HeldBinds held = c1.holdBinds();
+    Allocator allocator = newAllocator();
+    AtomicReference<AllocationOutcome> outcome = new AtomicReference<>();
+    Thread signup = new Thread(() -> outcome.set(allocator.allocate(named("signup-1", "shop"))));
+
+    signup.start();
+    held.awaitEntered(); // The claim is made; the bind waits.
+    // Another process picked the same spare for the same subdomain: its claim is this one, and it binds first.
+    c1.takeElsewhere("s1", earlier("other-process", "s1", "c1", "shop"));
+    held.release();
+    signup.join(5_000);
+
+    assertThat(outcome.get()).isEqualTo(new SubdomainTaken("shop", "shop.tenants.example"));
+    assertThat(records.hostnameHolder("shop.tenants.example")).map(HostnameClaim::tenant).contains("s1");
+    assertThat(c1.boundOnServer("s2")).as("nothing bound for the request").isNull();
+  }
+
+  /** Runs {@code count} calls at once and returns their outcomes in call order. */
+  private static List<AllocationOutcome> concurrently(int count, IntFunction<AllocationOutcome> call)
+      throws Exception {
+    CountDownLatch start = new CountDownLatch(1);
+    ExecutorService pool = Executors.newFixedThreadPool(count);
+    try {
+      List<Future<AllocationOutcome>> futures = new ArrayList<>();
+      for (int i = 0; i < count; i++) {
+        int index = i;
+        futures.add(pool.submit(() -> {
+          start.await();
+          return call.apply(index);
+        }));
+      }
+      start.countDown();
+      List<AllocationOutcome> outcomes = new ArrayList<>();
+      for (Future<AllocationOutcome> future : futures) {
+        outcomes.add(future.get(10, TimeUnit.SECONDS));
+      }
+      return outcomes;
+    } finally {
+      pool.shutdownNow();
     }
   }
 }

@@ -236,6 +236,12 @@ final class InMemorySpareCluster implements SpareSource {
   }
 
   @Override
+  public synchronized boolean boundWith(String tenant, String subdomain) {
+    Stored current = server.get(tenant);
+    return current != null && current.allocation() != null && subdomain.equals(current.allocation().subdomain());
+  }
+
+  @Override
   public synchronized void markRecorded(String tenant) {
     Stored current = server.get(tenant);
     if (current == null) {
@@ -305,6 +311,7 @@ final class InMemorySpareCluster implements SpareSource {
       spec.setState(TenantState.Active);
       spec.setOrganization(stored.allocation().organization());
       spec.setEmail(stored.allocation().email());
+      spec.setSubdomain(stored.allocation().subdomain());
     }
     tenant.setSpec(spec);
     tenant.setStatus(status);

@@ -9,6 +9,8 @@ import com.google.cloud.datastore.Query;
 import io.tenantry.spares.DatastoreEmulator;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -19,6 +21,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -62,7 +65,7 @@ class DatastoreFleetRecordsIT {
 
   private static Allocation allocation(String requestId, String tenant, String cluster) {
     return new Allocation(requestId, "Org of " + requestId, requestId + "@example.com", tenant, cluster,
-        "tenant-" + tenant, T0.plusSeconds(1));
+        "tenant-" + tenant, T0.plusSeconds(1), null);
   }
 
   private List<Entity> all(String kind) {
@@ -136,13 +139,26 @@ class DatastoreFleetRecordsIT {
   }
 
   @Test
+  void anAllocationKeepsTheSubdomainItsSignupAskedFor() {
+    records.registerCluster(cluster("eu-1"));
+    Allocation named = new Allocation("req-shop", "Acme", "ops@acme.example", "acme", "eu-1", "tenant-acme",
+        T0.plusSeconds(1), "shop");
+
+    assertThat(records.recordAllocation(named)).isEqualTo(named);
+    assertThat(records.findAllocation("req-shop")).contains(named);
+    assertThat(records.findAllocationByTenant("acme")).contains(named);
+    records.recordAllocation(allocation("req-plain", "globex", "eu-1"));
+    assertThat(records.findAllocation("req-plain").orElseThrow().subdomain()).isNull();
+  }
+
+  @Test
   void theSameRequestIdRecordedTwiceReturnsTheFirstRecord() {
     records.registerCluster(cluster("eu-1"));
     Allocation first = allocation("req-1", "acme", "eu-1");
     assertThat(records.recordAllocation(first)).isEqualTo(first);
 
     Allocation retry = new Allocation("req-1", "Other Org", "other@example.com", "globex", "eu-1", "tenant-globex",
-        T0.plusSeconds(99));
+        T0.plusSeconds(99), "globex-shop");
     assertThat(records.recordAllocation(retry)).isEqualTo(first);
     assertThat(records.findAllocation("req-1")).contains(first);
     assertThat(all("Allocation")).hasSize(1);
@@ -248,6 +264,159 @@ class DatastoreFleetRecordsIT {
     assertThat(records.purgeTenant("acme")).isFalse();
     assertThat(records.purgeTenant("spare-1")).isTrue();
     assertThat(records.tenantsOn("eu-1")).containsExactly("globex");
+  }
+
+  @Test
+  void aHostnameIsClaimedOnceAndAReclaimByItsHolderChangesNothing() {
+    HostnameClaim shop = records.claimHostname("shop.acme.example", "acme", "eu-1");
+    assertThat(shop).extracting(HostnameClaim::hostname, HostnameClaim::tenant, HostnameClaim::cluster)
+        .containsExactly("shop.acme.example", "acme", "eu-1");
+    assertThat(records.hostnameHolder("shop.acme.example")).contains(shop);
+    Entity stored = all("Hostname").get(0);
+    assertThat(stored.getNames()).containsExactlyInAnyOrder("tenant", "cluster", "claimedAt");
+
+    // A tenant lives on one cluster: a reclaim naming another returns the stored claim.
+    assertThat(records.claimHostname("shop.acme.example", "acme", "us-1")).isEqualTo(shop);
+    assertThat(all("Hostname")).containsExactly(stored);
+
+    HostnameClaim api = records.claimHostname("api.acme.example", "acme", "eu-1");
+    assertThat(records.hostnamesOf("acme")).containsExactly(api, shop);
+    assertThat(records.hostnamesOf("globex")).isEmpty();
+    assertThat(records.hostnameHolder("www.globex.example")).isEmpty();
+  }
+
+  @Test
+  void aClaimOnAHostnameHeldByAnotherTenantReturnsTheHolderAndWritesNothing() {
+    HostnameClaim acme = records.claimHostname("shop.example.com", "acme", "eu-1");
+    List<Entity> before = all("Hostname");
+
+    HostnameClaim got = records.claimHostname("shop.example.com", "globex", "us-1");
+
+    assertThat(got).isEqualTo(acme);
+    assertThat(got.tenant()).isNotEqualTo("globex");
+    assertThat(all("Hostname")).isEqualTo(before);
+    assertThat(records.hostnamesOf("globex")).isEmpty();
+  }
+
+  @Test
+  void concurrentClaimsOfOneHostnameLeaveOneHolderThatEveryCallerGetsBack() throws Exception {
+    int tenants = 32;
+    ExecutorService pool = Executors.newFixedThreadPool(tenants);
+    CountDownLatch go = new CountDownLatch(1);
+    List<Future<HostnameClaim>> results = new ArrayList<>();
+    try {
+      for (int i = 0; i < tenants; i++) {
+        String tenant = "t" + i;
+        String cluster = i % 2 == 0 ? "eu-1" : "us-1";
+        results.add(pool.submit(() -> {
+          go.await();
+          return records.claimHostname("shop.example.com", tenant, cluster);
+        }));
+      }
+      go.countDown();
+      Set<HostnameClaim> got = new HashSet<>();
+      for (Future<HostnameClaim> result : results) {
+        got.add(result.get(120, TimeUnit.SECONDS));
+      }
+
+      assertThat(got).hasSize(1);
+      HostnameClaim holder = got.iterator().next();
+      assertThat(records.hostnameHolder("shop.example.com")).contains(holder);
+      assertThat(all("Hostname")).hasSize(1);
+      for (int i = 0; i < tenants; i++) {
+        String tenant = "t" + i;
+        assertThat(records.hostnamesOf(tenant)).as(tenant)
+            .isEqualTo(tenant.equals(holder.tenant()) ? List.of(holder) : List.of());
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void releaseHostnamesKeepsTheKeptOnesAndNeverTouchesOtherTenants() {
+    HostnameClaim a = records.claimHostname("a.acme.example", "acme", "eu-1");
+    records.claimHostname("b.acme.example", "acme", "eu-1");
+    records.claimHostname("c.acme.example", "acme", "eu-1");
+    HostnameClaim globex = records.claimHostname("www.globex.example", "globex", "us-1");
+
+    // Naming another tenant's hostname in keep does not make it this tenant's to keep or release.
+    assertThat(records.releaseHostnames("acme", List.of("a.acme.example", "www.globex.example"))).isEqualTo(2);
+    assertThat(records.hostnamesOf("acme")).containsExactly(a);
+    assertThat(records.hostnameHolder("www.globex.example")).contains(globex);
+    assertThat(records.releaseHostnames("acme", List.of("a.acme.example"))).isZero();
+
+    assertThat(records.releaseHostnames("acme", List.of())).isEqualTo(1);
+    assertThat(records.hostnamesOf("acme")).isEmpty();
+    assertThat(records.hostnamesOf("globex")).containsExactly(globex);
+    assertThat(records.releaseHostnames("nobody", List.of())).isZero();
+  }
+
+  @Test
+  void releaseHostnamesDeletesMoreClaimsThanOneTransactionMayTouch() {
+    for (int i = 0; i < 60; i++) {
+      records.claimHostname("h" + i + ".acme.example", "acme", "eu-1");
+    }
+    assertThat(records.releaseHostnames("acme", List.of("h7.acme.example"))).isEqualTo(59);
+    assertThat(records.hostnamesOf("acme")).extracting(HostnameClaim::hostname).containsExactly("h7.acme.example");
+  }
+
+  @Test
+  void purgeTenantDeletesItsHostnameClaimsAndFreesThemForAnotherTenant() {
+    records.registerCluster(cluster("eu-1"));
+    records.recordAllocation(allocation("req-acme", "acme", "eu-1"));
+    // More claims than one transaction may touch with the placement and allocation (25 entity groups).
+    for (int i = 0; i < 30; i++) {
+      records.claimHostname("h" + i + ".acme.example", "acme", "eu-1");
+    }
+    HostnameClaim globex = records.claimHostname("www.globex.example", "globex", "eu-1");
+
+    assertThat(records.purgeTenant("acme")).isTrue();
+    assertThat(records.hostnamesOf("acme")).isEmpty();
+    assertThat(records.hostnameHolder("h0.acme.example")).isEmpty();
+    assertThat(records.placement("acme")).isEmpty();
+    assertThat(records.findAllocation("req-acme")).isEmpty();
+    assertThat(all("Hostname")).hasSize(1);
+    assertThat(records.hostnameHolder("www.globex.example")).contains(globex);
+
+    assertThat(records.claimHostname("h0.acme.example", "initech", "eu-1").tenant()).isEqualTo("initech");
+    assertThat(records.purgeTenant("acme")).isFalse();
+  }
+
+  @Test
+  void aTenantWithOnlyHostnameClaimsIsPurgedToo() {
+    records.claimHostname("shop.acme.example", "acme", "eu-1");
+    assertThat(records.placement("acme")).isEmpty();
+
+    assertThat(records.purgeTenant("acme")).isTrue();
+    assertThat(records.hostnameHolder("shop.acme.example")).isEmpty();
+    assertThat(records.purgeTenant("acme")).isFalse();
+  }
+
+  @Test
+  void invalidHostnameInputsAreRefusedNamingTheFieldAndWriteNothing() {
+    String tooLong = ("a".repeat(63) + ".").repeat(4) + "example";
+    for (String hostname : new String[] {"*.acme.example", "Shop.acme.example", "localhost", tooLong}) {
+      assertRefused("hostname", () -> records.claimHostname(hostname, "acme", "eu-1"));
+    }
+    assertThatThrownBy(() -> records.claimHostname("Shop.acme.example", "acme", "eu-1"))
+        .hasMessageContaining("lowercase").hasMessageContaining("\"shop.acme.example\"");
+    assertRefused("tenant", () -> records.claimHostname("shop.acme.example", "Acme", "eu-1"));
+    assertRefused("cluster", () -> records.claimHostname("shop.acme.example", "acme", "eu_1"));
+    assertRefused("hostname", () -> records.hostnameHolder("*.acme.example"));
+    assertRefused("tenant", () -> records.hostnamesOf("1acme"));
+    assertRefused("keep", () -> records.releaseHostnames("acme", null));
+    assertRefused("keep", () -> records.releaseHostnames("acme", List.of("Shop.acme.example")));
+    assertThat(all("Hostname")).isEmpty();
+
+    records.claimHostname("shop.acme.example", "acme", "eu-1");
+    assertRefused("keep", () -> records.releaseHostnames("acme", Arrays.asList("a.acme.example", null)));
+    assertThat(records.hostnamesOf("acme")).hasSize(1);
+  }
+
+  private static void assertRefused(String field, ThrowingCallable call) {
+    assertThatThrownBy(call)
+        .isInstanceOfSatisfying(FleetInputException.class, e -> assertThat(e.field()).isEqualTo(field));
   }
 
   @Test

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
@@ -14,7 +16,7 @@ class FleetInputTest {
 
   private static Allocation allocation(String requestId, String organization, String email, String tenant,
                                        String cluster, String namespace) {
-    return new Allocation(requestId, organization, email, tenant, cluster, namespace, NOW);
+    return new Allocation(requestId, organization, email, tenant, cluster, namespace, NOW, null);
   }
 
   private static void assertRefused(String field, ThrowingCallable call) {
@@ -70,7 +72,15 @@ class FleetInputTest {
 
   @Test
   void allocatedAtIsRequired() {
-    assertRefused("allocatedAt", () -> new Allocation("r", "Acme", "a@b.io", "acme", "eu-1", "ns", null));
+    assertRefused("allocatedAt", () -> new Allocation("r", "Acme", "a@b.io", "acme", "eu-1", "ns", null, null));
+  }
+
+  @Test
+  void aSubdomainIsOptionalAndADnsLabelWhenGiven() {
+    assertThat(new Allocation("r", "Acme", "a@b.io", "acme", "eu-1", "ns", NOW, "shop").label()).isEqualTo("shop");
+    assertThat(allocation("r", "Acme", "a@b.io", "acme", "eu-1", "ns").label()).isEqualTo("acme");
+    assertRefused("subdomain", () -> new Allocation("r", "Acme", "a@b.io", "acme", "eu-1", "ns", NOW, "Shop"));
+    assertRefused("subdomain", () -> new Allocation("r", "Acme", "a@b.io", "acme", "eu-1", "ns", NOW, "shop.acme"));
   }
 
   @Test
@@ -86,6 +96,48 @@ class FleetInputTest {
         Map.of(Cluster.REGION_LABEL, "europe-west1", "tier", ""), NOW);
     assertThat(cluster.labels()).containsExactly(Map.entry("tier", ""),
         Map.entry(Cluster.REGION_LABEL, "europe-west1"));
+  }
+
+  @Test
+  void hostnamesAreLowercaseDnsNamesOfAtLeastTwoLabels() {
+    for (String hostname : new String[] {"app.example.com", "a.io", "1st.example.com", "xn--bcher-kva.example",
+        "a-b.c-d.example", ("a".repeat(63) + ".").repeat(3) + "b".repeat(61)}) {
+      assertThat(FleetNames.requireHostname("hostname", hostname)).isEqualTo(hostname);
+    }
+    for (String hostname : new String[] {"", "localhost", "*.example.com", "app.*.example.com", "*",
+        "-app.example.com", "app-.example.com", "app..example.com", ".example.com", "example.com.",
+        "app_1.example.com", "app example.com", " app.example.com", "ünï.example.com", "10.0.0.1",
+        "a".repeat(64) + ".example.com", ("a".repeat(63) + ".").repeat(3) + "b".repeat(62)}) {
+      assertRefused("hostname", () -> FleetNames.requireHostname("hostname", hostname));
+    }
+    assertRefused("hostname", () -> FleetNames.requireHostname("hostname", null));
+  }
+
+  @Test
+  void anUppercaseHostnameIsRefusedNotLowered() {
+    assertThatThrownBy(() -> FleetNames.requireHostname("hostname", "Shop.Example.com"))
+        .isInstanceOf(FleetInputException.class)
+        .hasMessage("hostname: must be lowercase; hostnames are stored and compared as sent, never lowered:"
+            + " \"Shop.Example.com\" (did you mean \"shop.example.com\"?)");
+  }
+
+  @Test
+  void hostnameListsAreCheckedNameByName() {
+    assertThat(FleetNames.requireHostnames("keep", List.of("b.example.com", "a.example.com")))
+        .containsExactly("a.example.com", "b.example.com");
+    assertRefused("keep", () -> FleetNames.requireHostnames("keep", null));
+    assertRefused("keep", () -> FleetNames.requireHostnames("keep", Arrays.asList("a.example.com", null)));
+    assertRefused("keep", () -> FleetNames.requireHostnames("keep", List.of("A.example.com")));
+  }
+
+  @Test
+  void hostnameClaimFieldsAreValidated() {
+    assertRefused("hostname", () -> new HostnameClaim("*.example.com", "acme", "eu-1", NOW));
+    assertRefused("tenant", () -> new HostnameClaim("app.example.com", "Acme", "eu-1", NOW));
+    assertRefused("cluster", () -> new HostnameClaim("app.example.com", "acme", "eu_1", NOW));
+    assertRefused("claimedAt", () -> new HostnameClaim("app.example.com", "acme", "eu-1", null));
+    assertThat(new HostnameClaim("app.example.com", "acme", "eu-1", NOW).claimedAt())
+        .isEqualTo(Instant.parse("2026-01-02T03:04:05.123456Z"));
   }
 
   @Test

@@ -1,11 +1,14 @@
 package io.tenantry.spares.fleet;
 
 import com.google.cloud.datastore.DatastoreException;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -24,6 +27,8 @@ public final class InMemoryFleetRecords implements FleetRecords {
   private final Map<String, Cluster> clusters = new TreeMap<>();
   private final Map<String, Placement> placements = new TreeMap<>();
   private final Map<String, Allocation> allocations = new HashMap<>();
+  /** By hostname, so a tenant's claims come out sorted. */
+  private final Map<String, HostnameClaim> hostnames = new TreeMap<>();
   private final AtomicInteger allocationLookups = new AtomicInteger();
   private volatile boolean available = true;
 
@@ -149,14 +154,46 @@ public final class InMemoryFleetRecords implements FleetRecords {
   public synchronized boolean purgeTenant(String tenant) {
     FleetNames.requireDnsLabel("tenant", tenant);
     requireAvailable();
+    boolean claimsRemoved = hostnames.values().removeIf(claim -> claim.tenant().equals(tenant));
     Placement placement = placements.remove(tenant);
-    if (placement == null) {
-      return false;
-    }
-    if (placement.requestId() != null) {
+    if (placement != null && placement.requestId() != null) {
       allocations.remove(placement.requestId());
     }
-    return true;
+    return claimsRemoved || placement != null;
+  }
+
+  @Override
+  public synchronized HostnameClaim claimHostname(String hostname, String tenant, String cluster) {
+    FleetNames.requireHostname("hostname", hostname);
+    FleetNames.requireDnsLabel("tenant", tenant);
+    FleetNames.requireDnsLabel("cluster", cluster);
+    requireAvailable();
+    // Held already, by this tenant or another: the stored claim stands either way.
+    return hostnames.computeIfAbsent(hostname, name -> new HostnameClaim(name, tenant, cluster, Instant.now()));
+  }
+
+  @Override
+  public synchronized List<HostnameClaim> hostnamesOf(String tenant) {
+    FleetNames.requireDnsLabel("tenant", tenant);
+    requireAvailable();
+    return hostnames.values().stream().filter(claim -> claim.tenant().equals(tenant)).toList();
+  }
+
+  @Override
+  public synchronized Optional<HostnameClaim> hostnameHolder(String hostname) {
+    FleetNames.requireHostname("hostname", hostname);
+    requireAvailable();
+    return Optional.ofNullable(hostnames.get(hostname));
+  }
+
+  @Override
+  public synchronized int releaseHostnames(String tenant, Collection<String> keep) {
+    FleetNames.requireDnsLabel("tenant", tenant);
+    Set<String> kept = FleetNames.requireHostnames("keep", keep);
+    requireAvailable();
+    int before = hostnames.size();
+    hostnames.values().removeIf(claim -> claim.tenant().equals(tenant) && !kept.contains(claim.hostname()));
+    return before - hostnames.size();
   }
 
   private void requireAvailable() {

@@ -1,0 +1,70 @@
+package io.tenantry.controller.routing;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.tenantry.api.v1alpha1.AppSpec;
+import io.tenantry.api.v1alpha1.TenantState;
+import io.tenantry.controller.config.OperatorConfig;
+import io.tenantry.controller.config.OperatorConfig.RoutingMode;
+import io.tenantry.controller.resources.AppModel;
+import io.tenantry.controller.resources.TenantContext;
+import io.tenantry.controller.status.Reason;
+import io.tenantry.controller.status.RoutingStatus;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * A tenant's part of the edge: its hostnames are claimed ({@link HostnameClaims}) before any
+ * route names them, then routed to its apps while Active, to the paused page while Frozen, and
+ * not at all otherwise.
+ */
+public final class TenantRouting {
+
+  /** The tenant's route objects and what its status says of them; {@code conflicts}: a hostname is held by another tenant. */
+  public record Routes(List<HasMetadata> objects, RoutingStatus status, boolean conflicts) {
+    static final Routes NONE = new Routes(List.of(), RoutingStatus.NONE, false);
+  }
+
+  private final HostnameClaims claims;
+  private final RoutingMode mode;
+
+  /** @param mode gateway or ingress (auto resolved at start); none routes nothing */
+  public TenantRouting(HostnameClaims claims, RoutingMode mode) {
+    this.claims = claims;
+    this.mode = mode;
+  }
+
+  public Routes of(TenantContext ctx) {
+    OperatorConfig.Routing routing = ctx.config().routing();
+    TenantState state = ctx.tenant().getSpec().getState();
+    if (mode == RoutingMode.NONE || !routing.enabled() || (state != TenantState.Active && state != TenantState.Frozen)) {
+      return Routes.NONE;
+    }
+    List<String> wanted = Hostnames.of(ctx.tenant(), routing);
+    Map<String, String> heldByOthers = claims.claim(ctx.tenant(), wanted);
+    List<String> held = wanted.stream().filter(h -> !heldByOthers.containsKey(h)).toList();
+    List<String> urls = Hostnames.urls(held, routing);
+    List<AppSpec> exposed = AppModel.exposed(ctx);
+    List<HasMetadata> objects = state == TenantState.Frozen ? RouteModel.paused(ctx, mode, held) : RouteModel.active(ctx, mode, held);
+    RoutingStatus status;
+    if (!heldByOthers.isEmpty()) {
+      status = RoutingStatus.of(false, Reason.HostnameConflict, heldByOthers.entrySet().stream()
+          .map(e -> e.getKey() + " is held by " + e.getValue()).collect(Collectors.joining("; "))
+          + (urls.isEmpty() ? "" : "; routed: " + String.join(", ", urls)), objects.isEmpty() ? List.of() : urls);
+    } else if (state == TenantState.Frozen) {
+      status = RoutingStatus.of(true, Reason.Paused, "answered by the paused backend " + routing.pausedBackend().service()
+          + " in " + ctx.config().edgeNamespace(), urls);
+    } else if (exposed.isEmpty()) {
+      status = RoutingStatus.of(false, Reason.NotExposed, "no app has spec.apps[].routes, so nothing is routed", List.of());
+    } else {
+      status = RoutingStatus.of(true, Reason.Routed, "routed to " + exposed.stream().map(AppSpec::getName)
+          .collect(Collectors.joining(", ")) + " by " + (mode == RoutingMode.GATEWAY ? "HTTPRoute" : "Ingress") + " " + RouteModel.NAME, urls);
+    }
+    return new Routes(objects, status, !heldByOthers.isEmpty());
+  }
+
+  /** Lets go of a purged tenant's hostnames. */
+  public void release(String tenant) {
+    claims.release(tenant);
+  }
+}

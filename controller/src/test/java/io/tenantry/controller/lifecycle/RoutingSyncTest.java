@@ -1,0 +1,126 @@
+package io.tenantry.controller.lifecycle;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRoute;
+import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
+import io.tenantry.api.v1alpha1.Tenant;
+import io.tenantry.api.v1alpha1.TenantState;
+import io.tenantry.controller.config.OperatorConfig.RoutingMode;
+import io.tenantry.controller.queue.SyncResult;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** A tenant's route through its lifecycle, and hostname claims between tenants of one cluster. */
+class RoutingSyncTest {
+
+  private static final String CONFIG = "{routing: {baseDomain: tenants.example.com}}";
+
+  private final SyncFixture gateway = new SyncFixture(10, CONFIG, RoutingMode.GATEWAY);
+
+  @Test
+  void anActiveTenantIsRoutedToItsExposedAppsAndSaysWhere() {
+    Tenant acme = gateway.provisioned("acme");
+    HTTPRoute route = gateway.cluster.get(HTTPRoute.class, "tenant-acme", "tenant");
+    assertThat(route.getSpec().getHostnames()).containsExactly("acme.tenants.example.com");
+    assertThat(route.getSpec().getRules().get(0).getBackendRefs().get(0).getName()).isEqualTo("app-web");
+    assertThat(acme.getStatus().getUrls()).containsExactly("https://acme.tenants.example.com/");
+    assertThat(routed(acme)).isEqualTo("True Routed routed to web by HTTPRoute tenant");
+    gateway.sync("acme");
+    assertThat(gateway.writes.take()).as("a routed, converged tenant costs nothing").isEmpty();
+  }
+
+  @Test
+  void frozenIsAnsweredByThePausedBackendArchivedIsNotRoutedAndPurgingDeletesTheEdgeRoute() {
+    gateway.provisioned("acme");
+    gateway.edit("acme", t -> t.getSpec().setState(TenantState.Frozen));
+    gateway.sync("acme");
+    assertThat(gateway.writes.take()).contains("delete HTTPRoute tenant-acme/tenant", "create HTTPRoute tenantry-edge/paused-acme");
+    Tenant frozen = gateway.cluster.tenant("acme");
+    assertThat(routed(frozen)).isEqualTo("True Paused answered by the paused backend tenantry-paused in tenantry-edge");
+    assertThat(frozen.getStatus().getUrls()).containsExactly("https://acme.tenants.example.com/");
+
+    gateway.edit("acme", t -> t.getSpec().setState(TenantState.Archived));
+    gateway.sync("acme");
+    assertThat(gateway.writes.take()).contains("delete HTTPRoute tenantry-edge/paused-acme");
+    Tenant archived = gateway.cluster.tenant("acme");
+    assertThat(archived.getStatus().getConditions()).noneMatch(c -> c.getType().equals("Routed"));
+    assertThat(archived.getStatus().getUrls()).isNull();
+
+    gateway.edit("acme", t -> t.getSpec().setState(TenantState.Active));
+    gateway.sync("acme");
+    gateway.edit("acme", t -> t.getSpec().setState(TenantState.Frozen));
+    gateway.sync("acme");
+    gateway.edit("acme", t -> t.getSpec().setState(TenantState.Purged));
+    gateway.writes.take();
+    gateway.sync("acme");
+    assertThat(gateway.writes.take()).contains("delete HTTPRoute tenantry-edge/paused-acme");
+  }
+
+  @Test
+  void aHostnameHeldByAnotherTenantIsNotRoutedAndTheClaimDoesNotFlap() {
+    Tenant acme = gateway.provisioned("acme");
+    gateway.edit("acme", t -> t.getSpec().setHostnames(List.of("shop.example.com")));
+    gateway.sync("acme");
+    gateway.tenant("bob");
+    gateway.edit("bob", t -> t.getSpec().setHostnames(List.of("shop.example.com")));
+    gateway.sync("bob");
+    gateway.sync("bob");
+    gateway.cluster.rollOut("bob");
+    SyncResult next = gateway.sync("bob");
+
+    Tenant bob = gateway.cluster.tenant("bob");
+    assertThat(routed(bob)).isEqualTo("False HostnameConflict shop.example.com is held by tenant acme;"
+        + " routed: https://bob.tenants.example.com/");
+    assertThat(bob.getStatus().getUrls()).containsExactly("https://bob.tenants.example.com/");
+    assertThat(gateway.cluster.get(HTTPRoute.class, "tenant-bob", "tenant").getSpec().getHostnames())
+        .containsExactly("bob.tenants.example.com");
+    assertThat(next).as("asked again later, in case acme lets it go").isEqualTo(SyncResult.after(Duration.ofSeconds(60)));
+    assertThat(gateway.cluster.get(HTTPRoute.class, "tenant-acme", "tenant").getSpec().getHostnames())
+        .containsExactly("acme.tenants.example.com", "shop.example.com");
+
+    // acme lets it go: bob gets it on its next look.
+    gateway.edit("acme", t -> t.getSpec().setHostnames(List.of()));
+    gateway.sync("acme");
+    gateway.sync("bob");
+    assertThat(routed(gateway.cluster.tenant("bob"))).startsWith("True Routed");
+    assertThat(gateway.cluster.get(HTTPRoute.class, "tenant-bob", "tenant").getSpec().getHostnames())
+        .containsExactly("bob.tenants.example.com", "shop.example.com");
+    // acme, the older tenant, asks for it back: bob serves it now, so bob keeps it.
+    gateway.edit("acme", t -> t.getSpec().setHostnames(List.of("shop.example.com")));
+    gateway.sync("acme");
+    assertThat(routed(gateway.cluster.tenant("acme"))).startsWith("False HostnameConflict shop.example.com is held by tenant bob");
+    assertThat(acme.getMetadata().getCreationTimestamp()).isLessThan(gateway.cluster.tenant("bob").getMetadata().getCreationTimestamp());
+  }
+
+  @Test
+  void inIngressModeTheRouteIsAnIngressAndWithoutRoutedAppsNothingIsExposed() {
+    SyncFixture ingress = new SyncFixture(10, CONFIG, RoutingMode.INGRESS);
+    ingress.provisioned("acme");
+    assertThat(ingress.cluster.get(Ingress.class, "tenant-acme", "tenant").getSpec().getRules().get(0).getHost())
+        .isEqualTo("acme.tenants.example.com");
+    ingress.edit("acme", t -> t.getSpec().getApps().get(0).setRoutes(List.of()));
+    ingress.sync("acme");
+    assertThat(ingress.writes.take()).contains("delete Ingress tenant-acme/tenant", "delete NetworkPolicy tenant-acme/allow-from-edge");
+    assertThat(routed(ingress.cluster.tenant("acme"))).isEqualTo("False NotExposed no app has spec.apps[].routes, so nothing is routed");
+  }
+
+  @Test
+  void sparesAndTenantsWithoutRoutingHaveNoRouteAndNoCondition() {
+    Tenant spare = gateway.tenant("spare");
+    gateway.edit("spare", t -> t.getSpec().setState(TenantState.New));
+    gateway.sync("spare");
+    gateway.sync("spare");
+    assertThat(gateway.cluster.get(HTTPRoute.class, "tenant-spare", "tenant")).isNull();
+    assertThat(spare.getSpec()).isNotNull();
+    Tenant plain = new SyncFixture().provisioned("plain");
+    assertThat(plain.getStatus().getConditions()).extracting(Condition::getType).doesNotContain("Routed");
+  }
+
+  private static String routed(Tenant tenant) {
+    Condition c = tenant.getStatus().getConditions().stream().filter(x -> x.getType().equals("Routed")).findFirst().orElseThrow();
+    return c.getStatus() + " " + c.getReason() + " " + c.getMessage();
+  }
+}

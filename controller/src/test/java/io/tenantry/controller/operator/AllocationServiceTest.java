@@ -1,0 +1,27 @@
+package io.tenantry.controller.operator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tenantry.controller.config.OperatorConfig;
+import io.tenantry.spares.allocation.TenantUrls;
+import org.junit.jupiter.api.Test;
+
+/** The URL allocation answers carry follows the operator's routing settings. */
+class AllocationServiceTest {
+
+  private static TenantUrls urls(String routing) {
+    return AllocationService.urls(OperatorConfig.defaults().with("{routing: " + routing + "}").routing());
+  }
+
+  @Test
+  void answersCarryTheUrlTheOperatorRoutesTenantsAt() {
+    assertThat(urls("{baseDomain: tenants.example.com}")).isEqualTo(new TenantUrls("https", "tenants.example.com"));
+    assertThat(urls("{mode: ingress, baseDomain: apps.test, scheme: http}")).isEqualTo(new TenantUrls("http", "apps.test"));
+  }
+
+  @Test
+  void withoutRoutingAnswersCarryNoUrl() {
+    assertThat(urls("{}").enabled()).as("no baseDomain").isFalse();
+    assertThat(urls("{mode: none, baseDomain: tenants.example.com}").enabled()).as("mode none").isFalse();
+  }
+}

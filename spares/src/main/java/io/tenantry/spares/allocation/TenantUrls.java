@@ -1,0 +1,44 @@
+package io.tenantry.spares.allocation;
+
+import io.tenantry.spares.fleet.Allocation;
+import io.tenantry.spares.fleet.FleetNames;
+import java.util.Optional;
+
+/**
+ * Where allocated tenants are reached: {@code <scheme>://<subdomain or tenant name>.<baseDomain>/},
+ * as the operator routes them. The operator passes its routing settings here, so this module needs
+ * nothing of the controller's configuration.
+ *
+ * @param scheme {@code https} or {@code http}
+ * @param baseDomain the domain tenants are routed under; empty when routing is off
+ */
+public record TenantUrls(String scheme, String baseDomain) {
+
+  /** Routing off: no tenant has a URL, and a signup naming a subdomain is refused. */
+  public static final TenantUrls OFF = new TenantUrls("https", "");
+
+  /** Refuses a scheme other than https or http, and a base domain that is not a hostname. */
+  public TenantUrls {
+    if (!"https".equals(scheme) && !"http".equals(scheme)) {
+      throw new IllegalArgumentException("routing.scheme: must be https or http, not " + scheme);
+    }
+    if (!baseDomain.isEmpty()) {
+      FleetNames.requireHostname("routing.baseDomain", baseDomain);
+    }
+  }
+
+  /** Whether tenants are routed at all. */
+  public boolean enabled() {
+    return !baseDomain.isEmpty();
+  }
+
+  /** The hostname of {@code label} under the base domain; only while routing is on. */
+  public String hostname(String label) {
+    return label + "." + baseDomain;
+  }
+
+  /** The allocated tenant's URL; none while routing is off. */
+  public Optional<String> url(Allocation allocation) {
+    return enabled() ? Optional.of(scheme + "://" + hostname(allocation.label()) + "/") : Optional.empty();
+  }
+}
