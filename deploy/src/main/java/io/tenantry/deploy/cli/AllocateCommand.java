@@ -17,9 +17,9 @@ import java.util.Map;
 import java.util.UUID;
 
 /**
- * {@code allocate --organization ORG --email EMAIL [--request-id ID] [--pool POOL] [--url URL]
- * --token-file FILE [--wait DURATION]}: signs a customer up through the operator's allocation API,
- * as the signup service does. The request id (generated when not given) is printed first, so that
+ * {@code allocate --organization ORG --email EMAIL [--request-id ID] [--pool POOL] [--subdomain NAME]
+ * [--url URL] --token-file FILE [--wait DURATION]}: signs a customer up through the operator's
+ * allocation API, as the signup service does, and prints where the tenant is reached. The request id (generated when not given) is printed first, so that
  * an interrupted call can be repeated with it and get the same tenant.
  */
 record AllocateCommand(AllocationRequest request, URI uri, Path tokenFile, Duration waitFor) implements Command {
@@ -29,10 +29,11 @@ record AllocateCommand(AllocationRequest request, URI uri, Path tokenFile, Durat
   private static final ObjectMapper JSON = new ObjectMapper();
   /** The flag behind each field the API or the request names. */
   private static final Map<String, String> FLAGS = Map.of("requestId", "--request-id", "organization", "--organization",
-      "email", "--email", "pool", "--pool");
+      "email", "--email", "pool", "--pool", "subdomain", "--subdomain");
 
   static AllocateCommand parse(Args args) {
-    args.allowOnly(NAME, "--organization", "--email", "--request-id", "--pool", "--url", "--token-file", "--wait");
+    args.allowOnly(NAME, "--organization", "--email", "--request-id", "--pool", "--subdomain", "--url", "--token-file",
+        "--wait");
     args.positionals(NAME, 1);
     for (String flag : new String[] {"--organization", "--email", "--token-file"}) {
       if (args.one(flag) == null) {
@@ -45,7 +46,7 @@ record AllocateCommand(AllocationRequest request, URI uri, Path tokenFile, Durat
     try {
       request = new AllocationRequest(requestId == null ? "tenantctl-" + UUID.randomUUID() : requestId,
           args.one("--organization"), args.one("--email"), args.one("--pool") == null ? "default" : args.one("--pool"),
-          null);
+          args.one("--subdomain"));
     } catch (FleetInputException e) {
       throw new UsageException(FLAGS.getOrDefault(e.field(), e.field()) + e.getMessage().substring(e.field().length()));
     }
@@ -71,8 +72,12 @@ record AllocateCommand(AllocationRequest request, URI uri, Path tokenFile, Durat
       throw new UsageException("--token-file: cannot read " + tokenFile);
     }
     terminal.out().println("request id: " + request.requestId());
-    String body = JSON.createObjectNode().put("requestId", request.requestId()).put("organization", request.organization())
-        .put("email", request.email()).put("pool", request.pool()).toString();
+    var json = JSON.createObjectNode().put("requestId", request.requestId()).put("organization", request.organization())
+        .put("email", request.email()).put("pool", request.pool());
+    if (request.subdomain() != null) {
+      json.put("subdomain", request.subdomain());
+    }
+    String body = json.toString();
     HttpRequest post = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30))
         .header("Authorization", "Bearer " + token).header("Content-Type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofString(body)).build();
@@ -89,9 +94,9 @@ record AllocateCommand(AllocationRequest request, URI uri, Path tokenFile, Durat
       }
       JsonNode answer = parse(response.body());
       if (response.statusCode() == 200) {
-        Table table = new Table("TENANT", "NAMESPACE", "CLUSTER", "ORGANIZATION", "ALLOCATED");
+        Table table = new Table("TENANT", "NAMESPACE", "CLUSTER", "ORGANIZATION", "ALLOCATED", "URL");
         table.row(answer.path("tenant").asText(), answer.path("namespace").asText(), answer.path("cluster").asText(),
-            answer.path("organization").asText(), answer.path("allocatedAt").asText());
+            answer.path("organization").asText(), answer.path("allocatedAt").asText(), answer.path("url").asText(null));
         table.lines().forEach(terminal.out()::println);
         return 0;
       }

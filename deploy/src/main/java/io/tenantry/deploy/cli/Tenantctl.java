@@ -49,10 +49,11 @@ public final class Tenantctl {
                               stopped: finished waves are not redone.
         rollout abort ID      Stop for good; tenants not yet reached keep their version.
         allocate --organization ORG --email EMAIL --token-file FILE [--request-id ID] [--pool POOL]
-                 [--url URL] [--wait DURATION]
+                 [--subdomain NAME] [--url URL] [--wait DURATION]
                               Sign a customer up through the operator's allocation API (URL default
                               http://localhost:8080): binds a Ready spare of POOL (default "default") and
-                              prints its tenant, namespace and cluster. The request id (generated when
+                              prints its tenant, namespace, cluster and URL (NAME.<baseDomain> with
+                              --subdomain, refused when taken). The request id (generated when
                               not given) is printed first: repeating it returns the same tenant. With
                               --wait, a 503 (no Ready spare) is retried after its Retry-After until
                               DURATION has passed.

@@ -37,7 +37,8 @@ class AllocateCliIT {
     client = kubernetesClient;
     emulator = DatastoreEmulator.start();
     DatastoreFleetRecords records = new DatastoreFleetRecords(emulator.datastore(), "allocate-cli-it");
-    operator = new OperatorHarness(cluster, OperatorConfig.defaults(), null, records::purgeTenant);
+    // Routed, with hostname claims in the fleet records: an allocation answers its URL.
+    operator = new OperatorHarness(cluster, OperatorConfig.defaults().with("{routing: {mode: ingress, baseDomain: cli.test}}"), records);
     operator.serveAllocations(records, "cli-token");
     url = "http://localhost:" + operator.operator.httpPort();
     tokenFile = Files.createTempFile("allocation-token-", "");
@@ -70,19 +71,26 @@ class AllocateCliIT {
     await().atMost(Duration.ofMinutes(2)).until(() -> !OperatorHarness.readySpares(client, "cli").isEmpty());
 
     CliRun first = allocate("--organization", "Initech", "--email", "ops@initech.example", "--pool", "cli",
-        "--request-id", "cli-signup-1");
+        "--request-id", "cli-signup-1", "--subdomain", "initech");
 
     assertThat(first.status()).as(first.err()).isZero();
-    assertThat(first.out()).startsWith("request id: cli-signup-1\n").contains("TENANT", "NAMESPACE", "CLUSTER", "Initech");
+    assertThat(first.out()).startsWith("request id: cli-signup-1\n").contains("TENANT", "NAMESPACE", "CLUSTER", "Initech", "URL",
+        "https://initech.cli.test/");
     Tenant bound = client.resources(Tenant.class).withLabel(WellKnown.SPARE_POOL, "cli").list().getItems().stream()
         .filter(t -> t.getSpec().getState() == TenantState.Active).findFirst().orElseThrow();
     assertThat(first.out()).contains(bound.getMetadata().getName(), "tenant-" + bound.getMetadata().getName(), "local");
     assertThat(bound.getMetadata().getAnnotations()).containsEntry(WellKnown.ALLOCATION_REQUEST, "cli-signup-1");
 
     CliRun again = allocate("--organization", "Initech", "--email", "ops@initech.example", "--pool", "cli",
-        "--request-id", "cli-signup-1");
+        "--request-id", "cli-signup-1", "--subdomain", "initech");
     assertThat(again.status()).isZero();
     assertThat(again.out()).isEqualTo(first.out());
+
+    // Another signup asking for the taken subdomain is refused, naming the flag; nothing is bound.
+    CliRun taken = allocate("--organization", "Initrode", "--email", "ops@initrode.example", "--pool", "cli",
+        "--subdomain", "initech");
+    assertThat(taken.status()).isEqualTo(2);
+    assertThat(taken.err()).contains("409", "--subdomain: ");
 
     // The pool is empty now (its replacement is still being built): a clear refusal, exit 1.
     CliRun none = allocate("--organization", "Globex", "--email", "ops@globex.example", "--pool", "cli");

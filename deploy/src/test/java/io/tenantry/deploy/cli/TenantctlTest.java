@@ -44,6 +44,7 @@ class TenantctlTest {
       "allocate --email a@b.example --token-file t                       | allocate: --organization is required",
       "allocate --organization A --email nobody --token-file t           | --email: ",
       "allocate --organization A --email a@b.example --token-file t --pool EU | --pool: ",
+      "allocate --organization A --email a@b.example --token-file t --subdomain Shop | --subdomain: ",
       "allocate --organization A --email a@b.example --token-file t --url ftp://x | --url: must be http:// or https://",
       "allocate --organization A --email a@b.example --token-file t --wait soon | --wait: not a duration",
   })
