@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Builds the binaries the tests run (kube-apiserver, kube-controller-manager, kube-scheduler,
-# kubectl, etcd, kwok, kwokctl, fake-gcs-server, kube-score, promtool) from pinned upstream Go modules into a cache
+# kubectl, etcd, kwok, kwokctl, fake-gcs-server, kube-score, promtool, traefik) from pinned upstream Go modules into a cache
 # outside the repository. Idempotent: a binary whose stamp matches its pinned version is kept,
 # so a second run takes seconds.
 #
 # Layout (TENANTRY_CACHE defaults to ~/.cache/tenantry):
 #   $TENANTRY_CACHE/k8s/<k8s>-linux-amd64/{kube-apiserver,kube-controller-manager,kube-scheduler,kubectl,etcd}
 #       (the layout io.fabric8:kube-api-test expects under KUBE_API_TEST_DIR=$TENANTRY_CACHE)
-#   $TENANTRY_CACHE/bin/{kwok,kwokctl,fake-gcs-server,kube-score,promtool}
+#   $TENANTRY_CACHE/bin/{kwok,kwokctl,fake-gcs-server,kube-score,promtool,traefik}
 #   $TENANTRY_CACHE/gateway-api/v<version>/*.yaml   the Gateway API's standard CRDs
 set -euo pipefail
 
@@ -130,7 +130,7 @@ go_install() { # go_install <name> <package@version> [go build flags...]
 # The Gateway API's standard-channel CRDs, copied from the pinned sigs.k8s.io/gateway-api module.
 gateway_api_crds() {
   local v="v$GATEWAY_API_VERSION" dest="$cache/gateway-api/v$GATEWAY_API_VERSION"
-  local want="sigs.k8s.io/gateway-api@$v config/crd/standard"
+  local want="sigs.k8s.io/gateway-api@$v config/crd/standard CRDs"
   if [[ -f "$dest/.stamp" && "$(cat "$dest/.stamp")" == "$want" ]]; then log "gateway-api CRDs $v: up to date"; return; fi
   log "gateway-api CRDs $v: copying from the Go module"
   local dir
@@ -138,8 +138,19 @@ gateway_api_crds() {
     | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')"
   [[ -n "$dir" && -d "$dir/config/crd/standard" ]] || { echo "error: sigs.k8s.io/gateway-api@$v has no config/crd/standard" >&2; exit 1; }
   rm -rf "$dest" && mkdir -p "$dest"
-  install -m 0644 "$dir"/config/crd/standard/*.yaml "$dest/"
+  # Only the CRDs: the directory also holds a ValidatingAdmissionPolicy guarding CRD upgrades.
+  install -m 0644 $(grep -l '^kind: CustomResourceDefinition' "$dir"/config/crd/standard/*.yaml) "$dest/"
   printf '%s' "$want" >"$dest/.stamp"
+}
+
+# Traefik, the Gateway API implementation real traffic goes through in the routing tests.
+build_traefik() {
+  local want="github.com/traefik/traefik/v3@v$TRAEFIK_VERSION $(sha256sum "$here/build-traefik.sh" | cut -c1-12)"
+  if up_to_date "$bin_dir/traefik" "$want"; then log "traefik: up to date"; return; fi
+  log "traefik v$TRAEFIK_VERSION: building (about 15 minutes the first time; tools/build-traefik.sh says why it is not a go install)"
+  bash "$here/build-traefik.sh" "v$TRAEFIK_VERSION" "$work/traefik-v$TRAEFIK_VERSION" "$bin_dir/traefik"
+  stamp "$bin_dir/traefik" "$want"
+  rm -rf "$work/traefik-v$TRAEFIK_VERSION"
 }
 
 build_kubernetes
@@ -151,5 +162,6 @@ go_install kube-score "github.com/zegl/kube-score/cmd/kube-score@v$KUBE_SCORE_VE
 # One of Prometheus' service-discovery dependencies is refused by the module proxy here.
 go_install promtool "github.com/prometheus/prometheus/cmd/promtool@v$PROMETHEUS_MODULE_VERSION" -tags remove_all_sd
 gateway_api_crds
+build_traefik
 
 log "done: KUBE_API_TEST_DIR=$cache, binaries in $k8s_dir and $bin_dir"
