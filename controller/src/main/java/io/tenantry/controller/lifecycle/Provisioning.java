@@ -88,7 +88,7 @@ public final class Provisioning {
       SecretsStatus terminating = SecretsStatus.failed(Reason.NamespaceTerminating, "namespace is terminating");
       return new Outcome(status(ctx, workloads, terminating, RoutingStatus.NONE), SyncResult.done());
     }
-    TenantRouting.Routes routes = routing.of(ctx);
+    TenantRouting.Routes routes = routing.of(ctx, cache);
     Outcome outcome = reconcile(ctx, workloads, routes);
     if (routes.conflicts() && outcome.next().requeueAfter() == null && !outcome.next().backoff()) {
       // A lost hostname is asked for again now and then: it is won once its holder lets it go.

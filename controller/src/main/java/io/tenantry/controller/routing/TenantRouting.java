@@ -1,8 +1,10 @@
 package io.tenantry.controller.routing;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRoute;
 import io.tenantry.api.v1alpha1.AppSpec;
 import io.tenantry.api.v1alpha1.TenantState;
+import io.tenantry.controller.cache.ClusterView;
 import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.controller.config.OperatorConfig.RoutingMode;
 import io.tenantry.controller.resources.AppModel;
@@ -11,6 +13,7 @@ import io.tenantry.controller.status.Reason;
 import io.tenantry.controller.status.RoutingStatus;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
@@ -34,7 +37,8 @@ public final class TenantRouting {
     this.mode = mode;
   }
 
-  public Routes of(TenantContext ctx) {
+  /** @param view where the tenant's routes are read back: their Gateway's verdict is in their status */
+  public Routes of(TenantContext ctx, ClusterView view) {
     OperatorConfig.Routing routing = ctx.config().routing();
     TenantState state = ctx.tenant().getSpec().getState();
     if (mode == RoutingMode.NONE || !routing.enabled() || (state != TenantState.Active && state != TenantState.Frozen)) {
@@ -60,7 +64,21 @@ public final class TenantRouting {
       status = RoutingStatus.of(true, Reason.Routed, "routed to " + exposed.stream().map(AppSpec::getName)
           .collect(Collectors.joining(", ")) + " by " + (mode == RoutingMode.GATEWAY ? "HTTPRoute" : "Ingress") + " " + RouteModel.NAME, urls);
     }
+    if (status.routed()) {
+      Optional<String> refused = refusal(ctx, view, objects);
+      if (refused.isPresent()) {
+        status = RoutingStatus.of(false, Reason.RouteRefused, refused.get(), urls);
+      }
+    }
     return new Routes(objects, status, !heldByOthers.isEmpty());
+  }
+
+  /** The Gateway's refusal of one of the tenant's HTTPRoutes as last written, if any. */
+  private static Optional<String> refusal(TenantContext ctx, ClusterView view, List<HasMetadata> objects) {
+    return objects.stream().filter(HTTPRoute.class::isInstance)
+        .map(o -> view.get(HTTPRoute.class, o.getMetadata().getNamespace(), o.getMetadata().getName()))
+        .map(route -> GatewayVerdict.refusal(route, ctx.config().edgeNamespace(), ctx.config().routing().gateway().name()))
+        .flatMap(Optional::stream).findFirst();
   }
 
   /** Lets go of a purged tenant's hostnames. */

@@ -66,6 +66,8 @@ public enum Reason {
   NotExposed,
   /** Another tenant holds one of the tenant's hostnames; that one is not routed to this tenant. */
   HostnameConflict,
+  /** The Gateway refused the tenant's HTTPRoute (not Accepted, or its backends not resolved), as its status says. */
+  RouteRefused,
   // Ready (spare pools)
   BufferFull,
   Refilling,

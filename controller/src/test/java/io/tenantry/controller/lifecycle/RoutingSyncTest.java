@@ -3,7 +3,9 @@ package io.tenantry.controller.lifecycle;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRoute;
+import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRouteStatusBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantState;
@@ -30,6 +32,27 @@ class RoutingSyncTest {
     assertThat(routed(acme)).isEqualTo("True Routed routed to web by HTTPRoute tenant");
     gateway.sync("acme");
     assertThat(gateway.writes.take()).as("a routed, converged tenant costs nothing").isEmpty();
+  }
+
+  @Test
+  void aRouteTheGatewayRefusesIsSaidSoUntilItIsAccepted() {
+    gateway.provisioned("acme");
+    HTTPRoute route = gateway.cluster.get(HTTPRoute.class, "tenant-acme", "tenant");
+    route.setStatus(new HTTPRouteStatusBuilder().addNewParent().withControllerName("traefik.io/gateway-controller")
+        .withNewParentRef().withName("tenantry").withNamespace("tenantry-edge").endParentRef()
+        .addToConditions(new ConditionBuilder().withType("Accepted").withStatus("False").withReason("NotAllowedByListeners")
+            .withMessage("no listener admits namespace tenant-acme").withObservedGeneration(1L).build())
+        .endParent().build());
+    gateway.cluster.putOwned(route);
+    gateway.sync("acme");
+    assertThat(routed(gateway.cluster.tenant("acme"))).isEqualTo("False RouteRefused Gateway tenantry-edge/tenantry refused"
+        + " HTTPRoute tenant-acme/tenant: Accepted=False NotAllowedByListeners: no listener admits namespace tenant-acme");
+    assertThat(gateway.cluster.tenant("acme").getStatus().getUrls()).containsExactly("https://acme.tenants.example.com/");
+
+    route.getStatus().getParents().get(0).getConditions().get(0).setStatus("True");
+    gateway.cluster.putOwned(route);
+    gateway.sync("acme");
+    assertThat(routed(gateway.cluster.tenant("acme"))).isEqualTo("True Routed routed to web by HTTPRoute tenant");
   }
 
   @Test

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpServer;
+import io.fabric8.kubernetes.api.model.gatewayapi.v1.Gateway;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantPhase;
@@ -126,6 +127,34 @@ class GatewayTrafficIT {
     await().atMost(CONVERGE).ignoreExceptions().until(() -> get(acmeHost).status() == 404);
     assertThat(get(acmeShop).status()).isEqualTo(404);
     assertThat(get(globexHost)).isEqualTo(new Answer(200, "globex"));
+  }
+
+  @Test
+  void aGatewayThatRefusesTheTenantsRouteTurnsRoutedFalseUntilItAdmitsItAgain() throws Exception {
+    String initech = OperatorHarness.uniqueName("initech");
+    client.resources(Tenant.class).resource(servedBy("acme", tenant(initech, 1, false))).create();
+    await().atMost(CONVERGE).until(() -> RoutingScenarios.routed(client.resources(Tenant.class).withName(initech).get())
+        .startsWith("True Routed"));
+    try {
+      allowRoutesFrom("Same");
+      await().atMost(CONVERGE).until(() -> RoutingScenarios.routed(client.resources(Tenant.class).withName(initech).get())
+          .startsWith("False RouteRefused Gateway " + EDGE + "/tenantry refused HTTPRoute tenant-" + initech
+              + "/tenant: Accepted=False NotAllowedByListeners"));
+      assertThat(get(initech + "." + BASE_DOMAIN).status()).isEqualTo(404);
+    } finally {
+      allowRoutesFrom("All");
+    }
+    await().atMost(CONVERGE).until(() -> RoutingScenarios.routed(client.resources(Tenant.class).withName(initech).get())
+        .startsWith("True Routed"));
+    await().atMost(CONVERGE).ignoreExceptions().until(() -> get(initech + "." + BASE_DOMAIN).equals(new Answer(200, "acme")));
+  }
+
+  /** Sets the shared Gateway's listener to admit routes from {@code from} (All, Same) namespaces. */
+  private static void allowRoutesFrom(String from) {
+    client.resources(Gateway.class).inNamespace(EDGE).withName("tenantry").edit(g -> {
+      g.getSpec().getListeners().get(0).getAllowedRoutes().getNamespaces().setFrom(from);
+      return g;
+    });
   }
 
   /** {@code tenant} with its app on the port of the backend {@code name}: only its pods are served there. */
