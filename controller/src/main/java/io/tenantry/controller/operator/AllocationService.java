@@ -67,12 +67,15 @@ public final class AllocationService implements AutoCloseable {
     return start(operator, wire(config, client, records, operator.registry(), clock), config.allocation().clusterRefreshSeconds());
   }
 
-  /** Reaches the clusters, finishes interrupted bindings, then serves on the operator's port, refreshing every {@code period} seconds. */
+  /**
+   * Reaches the clusters, finishes interrupted bindings, then serves on the operator's port while it
+   * leads ({@link LeaderOnly}), refreshing every {@code period} seconds.
+   */
   public static AllocationService start(Operator operator, Parts parts, int period) {
     AllocationService service = new AllocationService(parts);
     service.refresh();
     service.refresh.scheduleWithFixedDelay(service::refresh, period, period, TimeUnit.SECONDS);
-    operator.serve(AllocationApi.PATH, parts.api());
+    operator.serve(AllocationApi.PATH, new LeaderOnly(operator::isLeading, parts.api(), 1));
     LOG.info("allocation API serving {} {}", kv("path", AllocationApi.PATH), kv("clusters", parts.directory().clusters().size()));
     return service;
   }

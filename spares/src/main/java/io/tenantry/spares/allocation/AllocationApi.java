@@ -39,7 +39,8 @@ import org.slf4j.LoggerFactory;
  *   <li>409 {@code {"error", "field": "subdomain"}}: another tenant holds the subdomain; nothing was bound;</li>
  *   <li>401 missing or wrong token; 405 not a POST; 413 body too large; 415 not JSON;</li>
  *   <li>503 with {@code Retry-After}: no Ready spare (the pool grows), or the fleet records or a
- *       cluster cannot be reached.</li>
+ *       cluster cannot be reached; in the operator, also any request to a replica that does not
+ *       lead (before the token is looked at: only the leader serves allocations).</li>
  * </ul>
  * The token and the body are never logged.
  */
