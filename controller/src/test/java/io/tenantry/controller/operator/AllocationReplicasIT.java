@@ -91,32 +91,13 @@ class AllocationReplicasIT {
           .until(() -> OperatorHarness.readySpares(client, pool).size() >= 16);
       List<AllocationCalls> replicas = List.of(new AllocationCalls(portA, TOKEN), new AllocationCalls(portB, TOKEN));
 
-      // 16 request ids, each sent 4 times to each replica at once.
       List<String> ids = new ArrayList<>();
       for (int i = 0; i < 16; i++) {
         ids.add("replicas-" + pool + "-" + i);
       }
       Map<String, List<String>> tenantsById = new ConcurrentHashMap<>();
       List<Answer> refused = new CopyOnWriteArrayList<>();
-      AtomicInteger requests = new AtomicInteger();
-      ExecutorService clients = Executors.newFixedThreadPool(16);
-      for (String id : ids) {
-        for (int round = 0; round < 4; round++) {
-          for (AllocationCalls replica : replicas) {
-            clients.submit(() -> {
-              Answer answer = replica.allocate(id, "Org " + id, id + "@example.com", pool);
-              requests.incrementAndGet();
-              if (answer.status() == 200) {
-                tenantsById.computeIfAbsent(id, k -> new CopyOnWriteArrayList<>()).add(answer.tenant());
-              } else {
-                refused.add(answer);
-              }
-            });
-          }
-        }
-      }
-      clients.shutdown();
-      assertThat(clients.awaitTermination(2, TimeUnit.MINUTES)).isTrue();
+      int requests = sendToBoth(replicas, ids, pool, tenantsById, refused);
 
       assertThat(tenantsById.keySet()).containsExactlyInAnyOrderElementsOf(ids);
       tenantsById.forEach((id, tenants) -> assertThat(tenants).as("the tenants given to %s", id).hasSize(4).containsOnly(tenants.get(0)));
@@ -127,7 +108,7 @@ class AllocationReplicasIT {
           });
       assertBound(pool, tenantsById);
       System.out.printf("[replicas] %d requests to two replicas: %d ids, one tenant each; the follower answered 503 %d times%n",
-          requests.get(), ids.size(), refused.size());
+          requests, ids.size(), refused.size());
 
       // The leader dies: the follower takes over and gives every id the tenant it had.
       a.destroyForcibly();
@@ -147,6 +128,34 @@ class AllocationReplicasIT {
         b.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
       }
     }
+  }
+
+  /**
+   * Sends each id 4 times to each replica at once, from 16 clients; the tenants answered go to
+   * {@code tenantsById}, the other answers to {@code refused}. Returns the number of requests.
+   */
+  private static int sendToBoth(List<AllocationCalls> replicas, List<String> ids, String pool,
+      Map<String, List<String>> tenantsById, List<Answer> refused) throws InterruptedException {
+    AtomicInteger requests = new AtomicInteger();
+    ExecutorService clients = Executors.newFixedThreadPool(16);
+    for (String id : ids) {
+      for (int round = 0; round < 4; round++) {
+        for (AllocationCalls replica : replicas) {
+          clients.submit(() -> {
+            Answer answer = replica.allocate(id, "Org " + id, id + "@example.com", pool);
+            requests.incrementAndGet();
+            if (answer.status() == 200) {
+              tenantsById.computeIfAbsent(id, k -> new CopyOnWriteArrayList<>()).add(answer.tenant());
+            } else {
+              refused.add(answer);
+            }
+          });
+        }
+      }
+    }
+    clients.shutdown();
+    assertThat(clients.awaitTermination(2, TimeUnit.MINUTES)).isTrue();
+    return requests.get();
   }
 
   /** Exactly the tenants answered are bound in the cluster, each to its request id. */

@@ -76,6 +76,7 @@ class SecretStoreOutageIT {
     String runningPassword = client.secrets().inNamespace(runningNs).withName("db-main-credentials").get().getData().get("password");
 
     kms.setUnavailable(true);
+    long down = System.nanoTime();
     // A new tenant's database needs credentials encrypted by KMS: it cannot get them, and says so.
     String fresh = uniqueName("fresh");
     client.resources(Tenant.class).resource(tenant(fresh, 1, true)).create();
@@ -93,11 +94,14 @@ class SecretStoreOutageIT {
     assertThat(client.resources(Tenant.class).withName(running).get().getStatus().getPhase()).isEqualTo(TenantPhase.Ready);
 
     kms.setUnavailable(false);
+    long back = System.nanoTime();
     awaitPhase(client, fresh, TenantPhase.Ready, Duration.ofMinutes(2));
     await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> {
       assertThat(secretsSynced(running).getStatus()).isEqualTo("True");
       assertThat(secretsSynced(fresh).getStatus()).isEqualTo("True");
     });
+    System.out.printf("[outage] KMS down %.1f s: both tenants recovered %.1f s after it returned (retry backoff capped at %d s)%n",
+        (back - down) / 1e9, (System.nanoTime() - back) / 1e9, OperatorConfig.defaults().rateLimits().maxDelaySeconds());
     assertThat(client.secrets().inNamespace(runningNs).withName("db-main-credentials").get().getData().get("password"))
         .as("restored from the store, the same bytes").isEqualTo(runningPassword);
   }
@@ -121,8 +125,10 @@ class SecretStoreOutageIT {
     assertThat(client.secrets().inNamespace("tenantry-templates-outage").withName("smtp").get()).isNotNull();
 
     gcs = FakeGcsServer.start(port, gcsRoot);
+    long back = System.nanoTime();
     harness.parts.templates().refresh();
     await().atMost(Duration.ofMinutes(1)).untilAsserted(() -> assertThat(secretsSynced(name).getStatus()).isEqualTo("True"));
+    System.out.printf("[outage] bucket down: the tenant recovered %.1f s after it returned%n", (System.nanoTime() - back) / 1e9);
     assertThat(client.secrets().inNamespace("tenant-" + name).withName("smtp").get()).isNotNull();
   }
 
