@@ -161,6 +161,12 @@ go_install fake-gcs-server "github.com/fsouza/fake-gcs-server@v$FAKE_GCS_SERVER_
 go_install kube-score "github.com/zegl/kube-score/cmd/kube-score@v$KUBE_SCORE_VERSION"
 # One of Prometheus' service-discovery dependencies is refused by the module proxy here.
 go_install promtool "github.com/prometheus/prometheus/cmd/promtool@v$PROMETHEUS_MODULE_VERSION" -tags remove_all_sd
+# helm with the ldflags of its release build: its version, and the Kubernetes version `helm template`
+# and `helm lint` assume without a cluster (here the pinned one, not the 1.20 its source defaults to).
+helm_k8s_minor="${KUBERNETES_VERSION#1.}" && helm_k8s_minor="${helm_k8s_minor%%.*}"
+go_install helm "helm.sh/helm/v3/cmd/helm@v$HELM_VERSION" -ldflags="-s -w -X helm.sh/helm/v3/internal/version.version=v$HELM_VERSION \
+-X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=$helm_k8s_minor \
+-X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMinor=$helm_k8s_minor"
 gateway_api_crds
 build_traefik
 

@@ -14,6 +14,8 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @Group(Tenant.GROUP)
 @Version(Tenant.VERSION)
 @ShortNames("sp")
+// kubectl prints these in the order declared here (fabric8's generator sorts them by JSON path;
+// api/src/build/PrinterColumnOrder.java puts them back).
 @AdditionalPrinterColumn(name = "Buffer", jsonPath = ".spec.buffer", type = AdditionalPrinterColumn.Type.INTEGER)
 @AdditionalPrinterColumn(name = "Ready", jsonPath = ".status.ready", type = AdditionalPrinterColumn.Type.INTEGER)
 @AdditionalPrinterColumn(name = "Provisioning", jsonPath = ".status.provisioning", type = AdditionalPrinterColumn.Type.INTEGER)

@@ -16,8 +16,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -44,26 +48,31 @@ class KubectlIT {
   }
 
   @Test
-  void getTenantsShowsStatePhasePlanVersionsReadyAndAge() throws Exception {
-    String name = uniqueName("columns");
-    Tenant tenant = client.resources(Tenant.class).resource(activeTenant(name)).create();
-    TenantStatus status = new TenantStatus();
-    status.setPhase(TenantPhase.Ready);
-    status.setVersions("web=1.4.2,worker=1.4.2");
-    Condition ready = new ConditionBuilder().withType("Ready").withStatus("True").withReason("Converged")
-        .withMessage("all apps and databases are ready").withLastTransitionTime("2026-11-21T00:00:00Z").build();
-    status.getConditions().add(ready);
-    tenant.setStatus(status);
-    client.resources(Tenant.class).resource(tenant).updateStatus();
+  void getTenantsShowsStatePhasePlanVersionsReadyThenAge() throws Exception {
+    String name = readyTenant("columns");
 
     List<String> lines = kubectl("get", "tn", name).lines().toList();
-    assertThat(lines.get(0).split("\\s+")).contains("NAME", "STATE", "PHASE", "PLAN", "VERSIONS", "READY", "AGE");
-    assertThat(lines.get(1).split("\\s+"))
-        .contains(name, "Active", "Ready", "standard", "web=1.4.2,worker=1.4.2", "True");
+    assertThat(lines.get(0).split("\\s+")).containsExactly("NAME", "STATE", "PHASE", "PLAN", "VERSIONS", "READY", "AGE");
+    assertThat(lines.get(1).split("\\s+")).hasSize(7)
+        .startsWith(name, "Active", "Ready", "standard", "web=1.4.2,worker=1.4.2", "True");
   }
 
   @Test
-  void getSparePoolsShowsTheBufferAndCounts() throws Exception {
+  void getTenantsWideAddsOrganizationNamespaceAndUrlAfterAge() throws Exception {
+    String name = readyTenant("wide");
+
+    // Columns by the header's offsets: the organization holds a space.
+    List<String> lines = kubectl("get", "tn", name, "-o", "wide").lines().toList();
+    Map<String, String> row = columns(lines.get(0), lines.get(1));
+    assertThat(row.keySet()).containsExactly("NAME", "STATE", "PHASE", "PLAN", "VERSIONS", "READY", "AGE",
+        "ORGANIZATION", "NAMESPACE", "URL");
+    assertThat(row).containsEntry("NAME", name).containsEntry("STATE", "Active").containsEntry("READY", "True")
+        .containsEntry("ORGANIZATION", "Acme Corp").containsEntry("NAMESPACE", "tenant-" + name)
+        .containsEntry("URL", "https://acme-corp.tenants.example.com/");
+  }
+
+  @Test
+  void getSparePoolsShowsTheBufferAndCountsThenAge() throws Exception {
     String name = uniqueName("pool");
     SparePool pool = new SparePool();
     pool.getMetadata().setName(name);
@@ -71,7 +80,7 @@ class KubectlIT {
     client.resources(SparePool.class).resource(pool).create();
 
     String header = kubectl("get", "sp", name).lines().findFirst().orElseThrow();
-    assertThat(header.split("\\s+")).contains("NAME", "BUFFER", "READY", "PROVISIONING", "ALLOCATED", "AGE");
+    assertThat(header.split("\\s+")).containsExactly("NAME", "BUFFER", "READY", "PROVISIONING", "ALLOCATED", "AGE");
   }
 
   @Test
@@ -84,6 +93,41 @@ class KubectlIT {
     });
     assertThat(kubectl("explain", "tenant.spec.state")).contains("Purged (everything deleted, terminal)", "New→Active|Purged");
     assertThat(kubectl("explain", "sparepool.spec.buffer")).contains("Number of Ready, unallocated spares to keep");
+  }
+
+  /** An Active tenant with the status the operator writes once it is Ready and routed; its name. */
+  private static String readyTenant(String prefix) {
+    String name = uniqueName(prefix);
+    Tenant tenant = client.resources(Tenant.class).resource(activeTenant(name)).create();
+    TenantStatus status = new TenantStatus();
+    status.setPhase(TenantPhase.Ready);
+    status.setNamespace("tenant-" + name);
+    status.setVersions("web=1.4.2,worker=1.4.2");
+    status.setUrls(new ArrayList<>(List.of("https://acme-corp.tenants.example.com/", "https://app.acme.example/")));
+    Condition ready = new ConditionBuilder().withType("Ready").withStatus("True").withReason("Converged")
+        .withMessage("all apps and databases are ready").withLastTransitionTime("2026-11-21T00:00:00Z").build();
+    status.getConditions().add(ready);
+    tenant.setStatus(status);
+    client.resources(Tenant.class).resource(tenant).updateStatus();
+    return name;
+  }
+
+  /** A table row cut at its header's column offsets (kubectl left-aligns every column), by column name. */
+  private static Map<String, String> columns(String header, String row) {
+    List<String> names = new ArrayList<>();
+    List<Integer> starts = new ArrayList<>();
+    Matcher name = Pattern.compile("\\S+").matcher(header);
+    while (name.find()) {
+      names.add(name.group());
+      starts.add(name.start());
+    }
+    starts.add(Integer.MAX_VALUE);
+    Map<String, String> cells = new LinkedHashMap<>();
+    for (int i = 0; i < names.size(); i++) {
+      int start = Math.min(starts.get(i), row.length());
+      cells.put(names.get(i), row.substring(start, Math.min(starts.get(i + 1), row.length())).strip());
+    }
+    return cells;
   }
 
   private static String kubectl(String... args) throws IOException, InterruptedException {

@@ -12,7 +12,6 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
-import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
@@ -45,7 +44,7 @@ public final class InformerCache implements ClusterView, AutoCloseable {
 
   /** Every kind the operator owns in a tenant's namespace (and the namespace itself). */
   public static final List<Class<? extends HasMetadata>> OWNED_KINDS = List.of(
-      Namespace.class, Role.class, RoleBinding.class, NetworkPolicy.class, ResourceQuota.class, LimitRange.class,
+      Namespace.class, RoleBinding.class, NetworkPolicy.class, ResourceQuota.class, LimitRange.class,
       Secret.class, ConfigMap.class, Service.class, PodDisruptionBudget.class, StatefulSet.class, Deployment.class, Job.class);
 
   private static final String POOL_INDEX = "pool";
@@ -191,6 +190,11 @@ public final class InformerCache implements ClusterView, AutoCloseable {
   @Override
   public SparePool pool(String name) {
     return pools.getIndexer().getByKey(name);
+  }
+
+  /** Every SparePool the informer holds (what the fleet's metrics count). */
+  public List<SparePool> sparePools() {
+    return pools.getIndexer().list();
   }
 
   @Override

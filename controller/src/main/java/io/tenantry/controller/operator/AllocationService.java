@@ -5,6 +5,8 @@ import static net.logstash.logback.argument.StructuredArguments.kv;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.tenantry.controller.config.OperatorConfig;
+import io.tenantry.controller.metrics.MeasuredAllocations;
+import io.tenantry.controller.metrics.MeasuredFleetRecords;
 import io.tenantry.spares.allocation.AllocationApi;
 import io.tenantry.spares.allocation.Allocator;
 import io.tenantry.spares.allocation.ClusterDirectory;
@@ -48,16 +50,18 @@ public final class AllocationService implements AutoCloseable {
   }
 
   /** Builds the allocation side's collaborators from the configuration's allocation, fleet and routing settings. */
-  public static Parts wire(OperatorConfig config, KubernetesClient client, FleetRecords records, MeterRegistry registry,
+  public static Parts wire(OperatorConfig config, KubernetesClient client, FleetRecords unmeasuredRecords, MeterRegistry registry,
       Clock clock) {
     OperatorConfig.Allocation settings = config.allocation();
+    // Datastore calls timed and signups counted by pool here, where they are composed (io.tenantry.controller.metrics).
+    FleetRecords records = new MeasuredFleetRecords(unmeasuredRecords, registry);
     KubeContexts contexts = KubeContexts.load(config.fleet().kubeconfigs().stream().map(Path::of).toList());
     ClusterDirectory directory = new ClusterDirectory(records,
         ClusterDirectory.localCluster(config.fleet().clusterName(), config.fleet().clusterContextOrName(), clock), client, contexts);
     Allocator allocator = new Allocator(records, directory, urls(config.routing()), clock,
         Duration.ofSeconds(settings.retryAfterSeconds()), registry);
-    AllocationApi api = new AllocationApi(allocator, readToken(Path.of(settings.tokenFile())), settings.maxRequestBytes(),
-        settings.defaultPool());
+    AllocationApi api = new AllocationApi(new MeasuredAllocations(allocator, registry), readToken(Path.of(settings.tokenFile())),
+        settings.maxRequestBytes(), settings.defaultPool());
     return new Parts(directory, allocator, api);
   }
 

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.controller.lifecycle.TenantCleanup;
+import io.tenantry.controller.metrics.KmsCalls;
 import io.tenantry.spares.fleet.DatastoreFleetRecords;
 import io.tenantry.spares.fleet.FleetRecords;
 import java.net.InetAddress;
@@ -18,6 +19,8 @@ import java.util.concurrent.CountDownLatch;
 /**
  * {@code tenantry-operator [--kubeconfig FILE] [--config FILE] [--identity NAME]}: without
  * {@code --kubeconfig}, the client finds KUBECONFIG, ~/.kube/config or the in-cluster account.
+ * In a pod (environment {@code POD_NAME} and {@code POD_NAMESPACE}), the leader labels its pod
+ * ({@link LeaderPod}).
  */
 public final class Main {
 
@@ -42,9 +45,16 @@ public final class Main {
     Config clientConfig = kubeconfig == null ? Config.autoConfigure(null) : Config.fromKubeconfig(Files.readString(kubeconfig));
     KubernetesClient client = new KubernetesClientBuilder().withConfig(clientConfig).build();
     FleetRecords records = fleetRecords(config.fleet());
-    Operator.Parts parts = Operator.wire(client, config, identity, SecretStores.open(config.secretStore()),
+    KmsCalls kmsCalls = new KmsCalls();
+    Operator.Parts parts = Operator.wire(client, config, identity, SecretStores.open(config.secretStore(), kmsCalls),
         records == null ? TenantCleanup.NONE : records::purgeTenant, records);
+    kmsCalls.bindTo(parts.registry());
     Operator operator = new Operator(client, config, identity, () -> Runtime.getRuntime().halt(1), parts);
+    LeaderPod pod = LeaderPod.fromEnvironment(client, System.getenv());
+    if (pod != null) {
+      pod.standby(); // Before anything is served: a restarted former leader must not be reached as the leader.
+      operator.whenLeading(pod::leading);
+    }
     AllocationService allocation = config.allocation().enabled()
         ? AllocationService.start(operator, config, client, records, Clock.systemUTC()) : null;
     CountDownLatch stopped = new CountDownLatch(1);
@@ -52,6 +62,9 @@ public final class Main {
       operator.close();
       if (allocation != null) {
         allocation.close();
+      }
+      if (pod != null) {
+        pod.standby();
       }
       client.close();
       stopped.countDown();

@@ -29,6 +29,11 @@ import io.tenantry.controller.lifecycle.Provisioning;
 import io.tenantry.controller.lifecycle.PurgedState;
 import io.tenantry.controller.lifecycle.TenantCleanup;
 import io.tenantry.controller.lifecycle.TenantReconciler;
+import io.tenantry.controller.metrics.FleetGauges;
+import io.tenantry.controller.metrics.LeaderGauge;
+import io.tenantry.controller.metrics.MeasuredFleetRecords;
+import io.tenantry.controller.metrics.MeasuredSecretStore;
+import io.tenantry.controller.metrics.MeasuredTenantWriter;
 import io.tenantry.controller.pool.KubeSpareWriter;
 import io.tenantry.controller.pool.SparePoolReconciler;
 import io.tenantry.controller.queue.BucketRateLimiter;
@@ -53,6 +58,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -93,6 +99,7 @@ public final class Operator implements AutoCloseable {
   private final HttpEndpoints http;
   private final AtomicBoolean leading = new AtomicBoolean();
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final List<Runnable> leadingActions = new CopyOnWriteArrayList<>();
   private CompletableFuture<?> election;
 
   /**
@@ -111,6 +118,7 @@ public final class Operator implements AutoCloseable {
         new HttpEndpoints.Limits(config.httpThreads(), config.httpQueue(), config.httpMaxConnections(),
             Duration.ofSeconds(config.httpReadTimeoutSeconds()), Duration.ofSeconds(config.httpWriteTimeoutSeconds())),
         () -> !closed.get(), this::isReady, parts.registry());
+    LeaderGauge.register(parts.registry(), this::isLeading);
   }
 
   /**
@@ -126,6 +134,9 @@ public final class Operator implements AutoCloseable {
       TenantCleanup fleetCleanup, FleetRecords fleet) {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     RuntimeMetrics.bindTo(registry);
+    // Calls to the stores outside the cluster are timed here, where they are composed, not in every caller.
+    SecretStore measuredStore = new MeasuredSecretStore(store, registry);
+    FleetRecords measuredFleet = fleet == null ? null : new MeasuredFleetRecords(fleet, registry);
     RateLimitingQueue<String> queue = new RateLimitingQueue<>("tenants", rateLimiter(config.rateLimits()), registry);
     RateLimitingQueue<String> poolQueue = new RateLimitingQueue<>("sparepools", rateLimiter(config.rateLimits()), registry);
     RoutingMode routingMode = routingMode(client, config.routing());
@@ -136,15 +147,15 @@ public final class Operator implements AutoCloseable {
           case INGRESS -> List.of(Ingress.class);
           case AUTO, NONE -> List.of();
         });
-    TenantRouting routing = new TenantRouting(fleet != null ? new FleetHostnameClaims(fleet, config.fleet().clusterName())
+    TenantRouting routing = new TenantRouting(fleet != null ? new FleetHostnameClaims(measuredFleet, config.fleet().clusterName())
         : new ClusterHostnameClaims(cache, config.routing()), routingMode);
     Clock clock = Clock.systemUTC();
     RolloutGate gate = new RolloutGate(config.maxConcurrentRollouts(), Duration.ofSeconds(config.rolloutDeadlineSeconds()),
         queue::add, registry, Ticker.system());
-    TemplateDistribution templates = new TemplateDistribution(new TemplateSync(store, client, config.templateNamespace(),
+    TemplateDistribution templates = new TemplateDistribution(new TemplateSync(measuredStore, client, config.templateNamespace(),
         config.secretStore().maxTemplateDeletionShare()), cache,
         () -> cache.tenantNames().forEach(queue::add));
-    TenantSecrets secrets = new TenantSecrets(store, cache);
+    TenantSecrets secrets = new TenantSecrets(measuredStore, cache);
     TenantCleanup cleanup = tenant -> {
       secrets.purge(tenant);
       fleetCleanup.purge(tenant);
@@ -153,7 +164,8 @@ public final class Operator implements AutoCloseable {
     Applier applier = new Applier(client, registry);
     Provisioning provisioning = new Provisioning(cache, new Converger(applier), gate, secrets, templates, routing, clock);
     ConvergedTenants converged = new ConvergedTenants();
-    TenantReconciler reconciler = new TenantReconciler(cache, config, new KubeTenantWriter(client),
+    TenantReconciler reconciler = new TenantReconciler(cache, config,
+        new MeasuredTenantWriter(new KubeTenantWriter(client), registry, clock),
         new KubeEventRecorder(client, identity, clock), provisioning, new PurgedState(cache, applier, cleanup, clock),
         templates, converged, clock);
     SparePoolReconciler pools = new SparePoolReconciler(cache, new KubeSpareWriter(client), clock);
@@ -163,6 +175,8 @@ public final class Operator implements AutoCloseable {
         LOG.warn("spare pool sync failed {} {}", kv("pool", pool), kv("error", e.getMessage()));
       }
     }, registry);
+    new FleetGauges(cache, cache::sparePools, cache::hasSynced, config.plans().keySet(), config.namespacePrefix(), clock)
+        .registerWith(registry);
     return new Parts(registry, cache, queue, poolQueue, templates, converged, reconciler, workers, poolWorkers);
   }
 
@@ -220,6 +234,7 @@ public final class Operator implements AutoCloseable {
       parts.poolWorkers().start(1);
       leading.set(true);
       LOG.info("caches synced, workers started {} {}", kv("workers", config.workers()), kv("tenants", parts.cache().tenantNames().size()));
+      leadingActions.forEach(Runnable::run);
     } catch (Exception e) {
       LOG.error("could not start the informers {}", kv("error", e.toString()));
       lostLeadership();
@@ -266,6 +281,14 @@ public final class Operator implements AutoCloseable {
 
   public boolean isReady() {
     return leading.get() && parts.cache().hasSynced();
+  }
+
+  /**
+   * Runs {@code action} on the leading thread once this instance leads (caches synced, workers
+   * running), such as labelling its pod as the leader's; call before {@link #start()}.
+   */
+  public void whenLeading(Runnable action) {
+    leadingActions.add(action);
   }
 
   /** Serves another route on the operator's HTTP port, such as the allocation API; call before {@link #start()}. */

@@ -49,6 +49,7 @@ public final class Names {
     return "db-" + database + "-credentials";
   }
 
+  /** The RoleBinding of an access level (earlier versions also made a Role of this name). */
   public static String role(String access) {
     return "tenant-" + access;
   }

@@ -10,6 +10,9 @@ import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.SubjectBuilder;
 import io.tenantry.api.WellKnown;
 import java.util.ArrayList;
 import java.util.List;
@@ -77,5 +80,33 @@ class ConvergerTest {
 
     assertThat(converger.execute(plan, o -> o instanceof Deployment)).isEqualTo(1);
     assertThat(calls).containsExactly("create Service t/web");
+  }
+
+  private static RoleBinding binding(String roleKind, String role) {
+    return new RoleBindingBuilder().withNewMetadata().withName("tenant-admin").withNamespace("t").endMetadata()
+        .withNewRoleRef().withApiGroup("rbac.authorization.k8s.io").withKind(roleKind).withName(role).endRoleRef()
+        .addNewSubject().withApiGroup("rbac.authorization.k8s.io").withKind("Group").withName("tenantry:t:admin").endSubject()
+        .build();
+  }
+
+  @Test
+  void aRoleBindingNamingAnotherRoleIsMadeAgainAndTheRoleOfEarlierVersionsGoes() {
+    RoleBinding before = binding("Role", "tenant-admin");
+    before.getMetadata().setResourceVersion("3");
+    ChangePlan plan = Converger.plan(List.of(binding("ClusterRole", "tenantry-tenant-admin")), List.of(before));
+
+    converger.execute(plan, o -> false);
+    // The API server refuses to change a roleRef: delete, then create; the Role nothing binds any more goes too.
+    assertThat(calls).containsExactly("delete RoleBinding t/tenant-admin", "create RoleBinding t/tenant-admin",
+        "delete Role t/tenant-admin");
+  }
+
+  @Test
+  void aRoleBindingWhoseSubjectsWereEditedIsAppliedInPlace() {
+    RoleBinding edited = binding("ClusterRole", "tenantry-tenant-admin");
+    edited.getSubjects().add(new SubjectBuilder().withKind("User").withName("mallory").build());
+
+    converger.execute(Converger.plan(List.of(binding("ClusterRole", "tenantry-tenant-admin")), List.of(edited)), o -> false);
+    assertThat(calls).containsExactly("apply RoleBinding t/tenant-admin");
   }
 }

@@ -28,9 +28,6 @@ class TenantReconcilerTest {
     SyncResult next = f.sync("acme");
     assertThat(f.writes.take()).containsExactly(
         "create Namespace tenant-acme",
-        "create Role tenant-acme/tenant-admin",
-        "create Role tenant-acme/tenant-operator",
-        "create Role tenant-acme/tenant-viewer",
         "create RoleBinding tenant-acme/tenant-admin",
         "create RoleBinding tenant-acme/tenant-operator",
         "create RoleBinding tenant-acme/tenant-viewer",

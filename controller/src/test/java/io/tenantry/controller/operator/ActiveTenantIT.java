@@ -6,6 +6,7 @@ import static io.tenantry.controller.operator.OperatorHarness.tenant;
 import static io.tenantry.controller.operator.OperatorHarness.uniqueName;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Container;
@@ -22,8 +23,9 @@ import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmiss
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
-import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
-import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.Subject;
+import io.fabric8.kubernetes.api.model.rbac.SubjectBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -82,10 +84,12 @@ class ActiveTenantIT {
     Namespace namespace = client.namespaces().withName(ns).get();
     assertThat(namespace.getMetadata().getLabels()).containsEntry("pod-security.kubernetes.io/enforce", "restricted");
     assertThat(namespace.getMetadata().getOwnerReferences()).isEmpty();
-    assertThat(names(client.rbac().roles().inNamespace(ns).list().getItems()))
-        .containsExactlyInAnyOrder("tenant-admin", "tenant-operator", "tenant-viewer");
-    assertThat(names(client.rbac().roleBindings().inNamespace(ns).list().getItems()))
-        .containsExactlyInAnyOrder("tenant-admin", "tenant-operator", "tenant-viewer");
+    assertThat(client.rbac().roles().inNamespace(ns).list().getItems()).as("the access levels are ClusterRoles").isEmpty();
+    assertThat(client.rbac().roleBindings().inNamespace(ns).list().getItems())
+        .extracting(b -> b.getMetadata().getName(), b -> b.getRoleRef().getKind() + "/" + b.getRoleRef().getName())
+        .containsExactlyInAnyOrder(tuple("tenant-admin", "ClusterRole/tenantry-tenant-admin"),
+            tuple("tenant-operator", "ClusterRole/tenantry-tenant-operator"),
+            tuple("tenant-viewer", "ClusterRole/tenantry-tenant-viewer"));
     assertThat(names(client.network().v1().networkPolicies().inNamespace(ns).list().getItems()))
         .containsExactlyInAnyOrder("default-deny", "allow-same-namespace", "allow-from-edge", "allow-dns", "allow-egress");
     assertThat(client.resourceQuotas().inNamespace(ns).withName("tenant-quota").get().getSpec().getHard()).containsKey("pods");
@@ -181,25 +185,25 @@ class ActiveTenantIT {
     awaitPhase(client, name, TenantPhase.Ready, CONVERGE);
     String ns = "tenant-" + name;
 
-    String roleUid = client.rbac().roles().inNamespace(ns).withName("tenant-viewer").get().getMetadata().getUid();
-    client.rbac().roles().inNamespace(ns).withName("tenant-viewer").delete();
+    String bindingUid = client.rbac().roleBindings().inNamespace(ns).withName("tenant-viewer").get().getMetadata().getUid();
+    client.rbac().roleBindings().inNamespace(ns).withName("tenant-viewer").delete();
     client.network().v1().networkPolicies().inNamespace(ns).withName("default-deny").delete();
     client.services().inNamespace(ns).withName("app-web").delete();
     client.apps().deployments().inNamespace(ns).withName("app-web").delete();
-    client.rbac().roles().inNamespace(ns).withName("tenant-operator").edit(r -> {
-      r.getRules().add(new PolicyRuleBuilder().withApiGroups("").withResources("resourcequotas").withVerbs("delete").build());
-      return r;
+    client.rbac().roleBindings().inNamespace(ns).withName("tenant-operator").edit(b -> {
+      b.getSubjects().add(new SubjectBuilder().withKind("User").withName("mallory").build());
+      return b;
     });
 
     await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
-      Role viewer = client.rbac().roles().inNamespace(ns).withName("tenant-viewer").get();
+      RoleBinding viewer = client.rbac().roleBindings().inNamespace(ns).withName("tenant-viewer").get();
       assertThat(viewer).isNotNull();
-      assertThat(viewer.getMetadata().getUid()).isNotEqualTo(roleUid);
+      assertThat(viewer.getMetadata().getUid()).isNotEqualTo(bindingUid);
       assertThat(client.network().v1().networkPolicies().inNamespace(ns).withName("default-deny").get()).isNotNull();
       assertThat(client.services().inNamespace(ns).withName("app-web").get()).isNotNull();
       assertThat(client.apps().deployments().inNamespace(ns).withName("app-web").get()).isNotNull();
-      assertThat(client.rbac().roles().inNamespace(ns).withName("tenant-operator").get().getRules())
-          .noneMatch(r -> r.getResources().contains("resourcequotas") && r.getVerbs().contains("delete"));
+      assertThat(client.rbac().roleBindings().inNamespace(ns).withName("tenant-operator").get().getSubjects())
+          .extracting(Subject::getName).containsExactly("tenantry:" + name + ":operator");
     });
     awaitPhase(client, name, TenantPhase.Ready, CONVERGE);
   }

@@ -64,7 +64,7 @@ class LifecycleIT {
     assertThat(client.apps().statefulSets().inNamespace(ns).withName("db-main").get().getSpec().getReplicas()).isZero();
     assertThat(client.pods().inNamespace(ns).list().getItems()).isEmpty();
     assertThat(pvc(ns).getMetadata().getUid()).isEqualTo(pvcUid);
-    assertThat(client.rbac().roles().inNamespace(ns).list().getItems()).hasSize(3);
+    assertThat(client.rbac().roleBindings().inNamespace(ns).list().getItems()).hasSize(3);
     assertThat(client.resourceQuotas().inNamespace(ns).withName("tenant-quota").get()).isNotNull();
     assertThat(frozen.getStatus().getObservedState()).isEqualTo(TenantState.Frozen);
     assertThat(frozen.getStatus().getStateTimestamps().getFrozenAt()).isNotNull();

@@ -2,6 +2,12 @@ package io.tenantry.controller.operator;
 
 import static org.awaitility.Awaitility.await;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -44,6 +50,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 
 /**
  * An operator running in the test JVM against a test cluster, with a client that counts its requests.
@@ -249,12 +256,35 @@ public final class OperatorHarness implements AutoCloseable {
         "{\"spec\":{\"state\":\"" + state + "\"}}");
   }
 
-  /** Installs the shipped admission policy (deploy/manifests) and waits until the API server enforces it. */
+  /**
+   * Installs the shipped admission policies and the tenant roles (the ClusterRoles every tenant
+   * namespace binds), as the plain manifests (deploy/manifests/tenantry.yaml) hold them.
+   */
   public static void installAdmissionPolicy(KubernetesClient client) throws Exception {
-    Path manifest = TestBinaries.locate().toolsDir().getParent().resolve("deploy/manifests/admission-policy.yaml");
+    installShipped(client, o -> o.getKind().startsWith("ValidatingAdmissionPolicy")
+        || o instanceof ClusterRole role && "tenant-role".equals(role.getMetadata().getLabels().get("app.kubernetes.io/component")));
+  }
+
+  /**
+   * Installs the operator's account as the plain manifests hold it: its namespace, ServiceAccount,
+   * ClusterRole and namespaced Role with their bindings, and the tenant roles it may bind.
+   */
+  public static void installOperatorAccount(KubernetesClient client) throws Exception {
+    installShipped(client, o -> o instanceof Namespace || o instanceof ServiceAccount || o.getKind().startsWith("ClusterRole")
+        || o instanceof Role || o instanceof RoleBinding);
+  }
+
+  /** The objects of the plain manifests (deploy/manifests/tenantry.yaml, rendered from the chart). */
+  public static List<HasMetadata> shippedManifests(KubernetesClient client) throws Exception {
+    Path manifest = TestBinaries.locate().toolsDir().getParent().resolve("deploy/manifests/tenantry.yaml");
     try (InputStream in = Files.newInputStream(manifest)) {
-      client.load(in).forceConflicts().serverSideApply();
+      return client.load(in).items();
     }
+  }
+
+  private static void installShipped(KubernetesClient client, Predicate<HasMetadata> which) throws Exception {
+    List<HasMetadata> objects = shippedManifests(client).stream().filter(which).toList();
+    client.resourceList(objects).forceConflicts().serverSideApply();
   }
 
   public static Tenant awaitPhase(KubernetesClient client, String name, TenantPhase phase, Duration timeout) {

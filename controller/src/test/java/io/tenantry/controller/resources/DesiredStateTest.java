@@ -2,6 +2,7 @@ package io.tenantry.controller.resources;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -17,7 +18,7 @@ import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyEgressRule;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
-import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.tenantry.api.v1alpha1.AppRoute;
 import io.tenantry.api.v1alpha1.AppSpec;
 import io.tenantry.api.v1alpha1.DatabaseEngine;
@@ -78,7 +79,6 @@ class DesiredStateTest {
     List<HasMetadata> objects = desired(context(tenant(), OperatorConfig.defaults()), CREDENTIALS, List.of(), Workloads.RUNNING);
     assertThat(keys(objects)).containsExactly(
         "Namespace/tenant-acme",
-        "Role/tenant-admin", "Role/tenant-operator", "Role/tenant-viewer",
         "RoleBinding/tenant-admin", "RoleBinding/tenant-operator", "RoleBinding/tenant-viewer",
         "NetworkPolicy/default-deny", "NetworkPolicy/allow-same-namespace", "NetworkPolicy/allow-from-edge",
         "NetworkPolicy/allow-dns", "NetworkPolicy/allow-egress",
@@ -276,14 +276,18 @@ class DesiredStateTest {
   }
 
   @Test
-  void noRoleMayChangeTheGuardrails() {
-    List<Role> roles = RbacModel.roles(context(tenant(), OperatorConfig.defaults()));
-    assertThat(roles).allSatisfy(role -> assertThat(role.getRules()).noneSatisfy(rule -> {
-      assertThat(rule.getResources()).containsAnyOf("resourcequotas", "limitranges", "networkpolicies", "roles", "rolebindings");
-      assertThat(rule.getVerbs()).containsAnyOf("create", "update", "patch", "delete");
-    }));
-    Role viewer = roles.get(2);
-    assertThat(viewer.getRules()).allSatisfy(rule -> assertThat(rule.getVerbs()).containsExactly("get", "list", "watch"));
+  void eachAccessLevelIsTheInstalledClusterRoleBoundToTheTenantsGroupInItsNamespace() {
+    List<RoleBinding> bindings = RbacModel.roleBindings(context(tenant(), OperatorConfig.defaults()));
+    assertThat(bindings).extracting(b -> b.getMetadata().getNamespace(), b -> b.getMetadata().getName(),
+            b -> b.getRoleRef().getKind(), b -> b.getRoleRef().getName(), b -> b.getSubjects().get(0).getName())
+        .containsExactly(
+            tuple("tenant-acme", "tenant-admin", "ClusterRole", "tenantry-tenant-admin", "tenantry:acme:admin"),
+            tuple("tenant-acme", "tenant-operator", "ClusterRole", "tenantry-tenant-operator", "tenantry:acme:operator"),
+            tuple("tenant-acme", "tenant-viewer", "ClusterRole", "tenantry-tenant-viewer", "tenantry:acme:viewer"));
+    assertThat(bindings).allSatisfy(b -> {
+      assertThat(b.getSubjects()).singleElement().satisfies(s -> assertThat(s.getKind()).isEqualTo("Group"));
+      assertThat(b.getRoleRef().getApiGroup()).isEqualTo("rbac.authorization.k8s.io");
+    });
   }
 
   @Test

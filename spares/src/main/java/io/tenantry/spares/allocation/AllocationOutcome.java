@@ -7,6 +7,26 @@ import java.time.Duration;
 public sealed interface AllocationOutcome {
 
   /**
+   * The outcome's metric label: allocated, replayed, no_spare, unknown_pool, subdomain_taken,
+   * subdomain_refused; error when there is none (the request threw).
+   */
+  static String label(AllocationOutcome outcome) {
+    if (outcome instanceof Allocated a) {
+      return a.replayed() ? "replayed" : "allocated";
+    }
+    if (outcome instanceof NoSpare) {
+      return "no_spare";
+    }
+    if (outcome instanceof UnknownPool) {
+      return "unknown_pool";
+    }
+    if (outcome instanceof SubdomainTaken) {
+      return "subdomain_taken";
+    }
+    return outcome instanceof SubdomainRefused ? "subdomain_refused" : "error";
+  }
+
+  /**
    * The request's tenant: bound just now, or (a retry) earlier.
    *
    * @param url where the tenant is reached; null while routing is off

@@ -131,25 +131,10 @@ public final class Allocator implements Allocations, AutoCloseable {
       return outcome;
     } finally {
       sample.stop(Timer.builder("tenantry.allocation.duration").description("Allocation requests by outcome")
-          .tag("outcome", tag(outcome)).publishPercentileHistogram().register(registry));
+          .tag("outcome", AllocationOutcome.label(outcome)).publishPercentileHistogram().register(registry));
     }
   }
 
-  private static String tag(AllocationOutcome outcome) {
-    if (outcome instanceof Allocated a) {
-      return a.replayed() ? "replayed" : "allocated";
-    }
-    if (outcome instanceof NoSpare) {
-      return "no_spare";
-    }
-    if (outcome instanceof UnknownPool) {
-      return "unknown_pool";
-    }
-    if (outcome instanceof SubdomainTaken) {
-      return "subdomain_taken";
-    }
-    return outcome instanceof SubdomainRefused ? "subdomain_refused" : "error";
-  }
 
   /** One request id served at a time in this process; a concurrent one gets the first's tenant. */
   private AllocationOutcome serveOnce(AllocationRequest request) {

@@ -1,0 +1,74 @@
+{{/*
+The name of the release's own objects: tenantry-operator for the release "tenantry", else the release
+name, with "-tenantry" added unless it says tenantry already.
+*/}}
+{{- define "tenantry.fullname" -}}
+{{- if eq .Release.Name "tenantry" -}}
+tenantry-operator
+{{- else if contains "tenantry" .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-tenantry" .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Labels of every object. */}}
+{{- define "tenantry.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+app.kubernetes.io/name: tenantry
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: tenantry
+{{- end -}}
+
+{{/* What selects the operator's pods. */}}
+{{- define "tenantry.selectorLabels" -}}
+app.kubernetes.io/name: tenantry
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: operator
+{{- end -}}
+
+{{/* The identity the API server sees for the operator's ServiceAccount. */}}
+{{- define "tenantry.username" -}}
+system:serviceaccount:{{ .Release.Namespace }}:{{ .Values.serviceAccount.name }}
+{{- end -}}
+
+{{- define "tenantry.image" -}}
+{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
+{{- end -}}
+
+{{/* The ports the configuration gives the allocation API and the probes. */}}
+{{- define "tenantry.httpPort" -}}
+{{ .Values.config.httpPort | default 8080 }}
+{{- end -}}
+{{- define "tenantry.probePort" -}}
+{{ .Values.config.probePort | default 8081 }}
+{{- end -}}
+
+{{- define "tenantry.storeDir" -}}/var/lib/tenantry/secret-store{{- end -}}
+{{- define "tenantry.tokenDir" -}}/etc/tenantry/allocation{{- end -}}
+
+{{/*
+The operator's configuration file: values.config with what the chart decides laid over it (the
+release namespace for the Lease, the mounted token file, the mounted store by default).
+*/}}
+{{- define "tenantry.config" -}}
+{{- $config := deepCopy .Values.config -}}
+{{- $_ := set $config "operatorNamespace" .Release.Namespace -}}
+{{- $store := deepCopy (default dict $config.secretStore) -}}
+{{- if not $store.location -}}
+{{- $_ := set $store "location" (printf "file:%s" (include "tenantry.storeDir" .)) -}}
+{{- end -}}
+{{- $_ := set $config "secretStore" $store -}}
+{{- $allocation := deepCopy (default dict $config.allocation) -}}
+{{- if .Values.allocation.tokenSecret.name -}}
+{{- $_ := set $allocation "tokenFile" (printf "%s/%s" (include "tenantry.tokenDir" .) .Values.allocation.tokenSecret.key) -}}
+{{- else if $allocation.enabled -}}
+{{- fail "allocation.tokenSecret.name: required when config.allocation.enabled (the Secret holding the allocation API's bearer token)" -}}
+{{- end -}}
+{{- if $allocation -}}
+{{- $_ := set $config "allocation" $allocation -}}
+{{- end -}}
+{{- toYaml $config -}}
+{{- end -}}
