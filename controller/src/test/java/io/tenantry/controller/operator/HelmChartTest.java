@@ -198,7 +198,7 @@ class HelmChartTest {
     assertThat(deployment.at("/spec/replicas").asInt()).isEqualTo(2);
     JsonNode pod = deployment.at("/spec/template/spec");
     JsonNode container = pod.at("/containers/0");
-    assertThat(container.get("image").asText()).isEqualTo("tenantry/operator:" + chartAppVersion());
+    assertThat(container.get("image").asText()).isEqualTo("tenantry-operator:" + chartAppVersion());
     assertThat(render("--set", "image.repository=registry.example.com/tenantry", "--set", "image.tag=1.2.3").stream()
         .filter(o -> "Deployment".equals(o.get("kind").asText())).findFirst().orElseThrow()
         .at("/spec/template/spec/containers/0/image").asText()).isEqualTo("registry.example.com/tenantry:1.2.3");
