@@ -73,7 +73,7 @@ public final class InformerCache implements ClusterView, AutoCloseable {
     this.templateNamespace = templateNamespace;
     this.edgeNamespace = edgeNamespace;
     this.routeKinds = List.copyOf(routeKinds);
-    tenants = client.resources(Tenant.class).runnableInformer(resync.toMillis());
+    tenants = client.resources(Tenant.class).runnableInformer(resync.toMillis()).itemStore(new LeanItemStore<>());
     tenants.addEventHandler(handler(t -> t.getMetadata().getName(), enqueue));
     tenants.addIndexers(Map.of(POOL_INDEX, t -> {
       String pool = t.getMetadata().getLabels() == null ? null : t.getMetadata().getLabels().get(WellKnown.SPARE_POOL);
@@ -81,7 +81,7 @@ public final class InformerCache implements ClusterView, AutoCloseable {
     }));
     tenants.addEventHandler(handler(t -> t.getMetadata().getLabels() == null ? null
         : t.getMetadata().getLabels().get(WellKnown.SPARE_POOL), enqueuePool));
-    pools = client.resources(SparePool.class).runnableInformer(resync.toMillis());
+    pools = client.resources(SparePool.class).runnableInformer(resync.toMillis()).itemStore(new LeanItemStore<>());
     pools.addEventHandler(handler(p -> p.getMetadata().getName(), enqueuePool));
     for (Class<? extends HasMetadata> kind : OWNED_KINDS) {
       owned.put(kind, ownedInformer(client, kind, enqueue));
@@ -118,6 +118,7 @@ public final class InformerCache implements ClusterView, AutoCloseable {
     SharedIndexInformer<T> informer = kind == Namespace.class
         ? client.resources(kind).withLabel(Labels.MANAGED_BY, Labels.MANAGER).runnableInformer(0)
         : client.resources(kind).inAnyNamespace().withLabel(Labels.MANAGED_BY, Labels.MANAGER).runnableInformer(0);
+    informer.itemStore(new LeanItemStore<>());
     informer.addIndexers(Map.of(TENANT_INDEX, o -> {
       String tenant = tenantOf(o);
       return tenant == null ? List.of() : List.of(tenant);
