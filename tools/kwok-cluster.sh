@@ -10,6 +10,9 @@
 #   kwok-cluster.sh up <name> [nodes]   create (or reuse) the cluster; prints its kubeconfig path
 #   kwok-cluster.sh down <name>         delete the cluster and its files
 #   kwok-cluster.sh kubeconfig <name>   print the kubeconfig path
+#   kwok-cluster.sh stop-apiserver <name>   kill its kube-apiserver only (etcd and the rest keep running)
+#   kwok-cluster.sh start-apiserver <name>  start it again, as it was; returns once it is ready
+#   kwok-cluster.sh compact <name>      compact etcd to a new revision past every object's; prints it
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -20,7 +23,7 @@ kwokctl="$cache/bin/kwokctl"
 export KWOK_WORKDIR="$cache/kwok"
 export KWOK_KUBE_VERSION="v$KUBERNETES_VERSION"
 
-usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 [[ $# -ge 2 ]] || usage
 cmd="$1" name="$2" nodes="${3:-3}"
 kubeconfig="$KWOK_WORKDIR/clusters/$name/kubeconfig.yaml"
@@ -72,8 +75,47 @@ YAML
   echo "$kubeconfig"
 }
 
+# Fault injection for reliability tests: the API server goes away while etcd keeps the data.
+cluster_dir="$KWOK_WORKDIR/clusters/$name"
+
+stop_apiserver() {
+  local pid_file="$cluster_dir/pids/kube-apiserver.pid" pid
+  pid="$(cat "$pid_file")"
+  # Killed, as a crash or a lost machine would: a graceful stop waits up to a minute for open watches.
+  kill -9 "$pid"
+  # Until it is dead (a zombie, too, has closed its sockets; whoever adopted it reaps it).
+  while grep -qs '^State:[[:space:]]*[^Z[:space:]]' "/proc/$pid/status"; do sleep 0.1; done
+  rm "$pid_file" # As kwokctl's own stop does: `start cluster` starts what has no pid file.
+}
+
+start_apiserver() {
+  # Starts the components that are not running (the API server only), with the cluster's own flags.
+  "$kwokctl" start cluster --name "$name" >&2
+  for _ in $(seq 600); do
+    "${kubectl[@]}" get --raw /readyz >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  echo "error: the kube-apiserver of $name is not ready after 60 s" >&2
+  exit 1
+}
+
+# Through etcd's JSON gateway (its v3 API over HTTP): kwokctl's etcdctl would be downloaded. A key
+# of its own (/tenantry-compaction), outside the API server's /registry, moves the revision past
+# every resourceVersion a client of the API server can hold, so all of them are compacted away.
+compact() {
+  local etcd revision
+  etcd="$(sed -n 's/.*--etcd-servers=//p' "$cluster_dir/kwok.yaml" | head -1)"
+  revision="$(curl -sSf -X POST "$etcd/v3/kv/put" -d '{"key":"L3RlbmFudHJ5LWNvbXBhY3Rpb24=","value":"eA=="}' \
+    | grep -o '"revision":"[0-9]*"' | grep -o '[0-9]\+')"
+  curl -sSf -X POST "$etcd/v3/kv/compaction" -d "{\"revision\":\"$revision\",\"physical\":true}" >/dev/null
+  echo "$revision"
+}
+
 case "$cmd" in
   up) up ;;
+  stop-apiserver) stop_apiserver ;;
+  start-apiserver) start_apiserver ;;
+  compact) compact ;;
   down) [[ -x "$kwokctl" ]] && "$kwokctl" delete cluster --name "$name" >&2 || true ;;
   kubeconfig) echo "$kubeconfig" ;;
   *) usage ;;

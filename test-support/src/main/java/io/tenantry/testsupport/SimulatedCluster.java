@@ -25,7 +25,7 @@ public final class SimulatedCluster implements TestCluster {
   public SimulatedCluster(TestBinaries binaries, String name, int nodes) {
     this.binaries = binaries;
     this.name = name;
-    String path = run("up", name, Integer.toString(nodes)).strip();
+    String path = run(binaries, "up", name, Integer.toString(nodes)).strip();
     try {
       kubeconfig = Files.readString(Path.of(path));
     } catch (IOException e) {
@@ -55,10 +55,33 @@ public final class SimulatedCluster implements TestCluster {
 
   @Override
   public void close() {
-    run("down", name);
+    run(binaries, "down", name);
   }
 
-  private String run(String... args) {
+  /**
+   * Kills the kube-apiserver of the simulated cluster called {@code name}, as a crash would; etcd
+   * and the other components keep running. (Static: tests hold a cluster through {@link TestClusters}.)
+   */
+  public static void stopApiServer(String name) {
+    run(TestBinaries.locate(), "stop-apiserver", name);
+  }
+
+  /** Starts the kube-apiserver {@link #stopApiServer} stopped, with the same flags; returns once it is ready. */
+  public static void startApiServer(String name) {
+    run(TestBinaries.locate(), "start-apiserver", name);
+  }
+
+  /**
+   * Compacts the etcd of the simulated cluster called {@code name} to a new revision, past every
+   * resourceVersion its API server has handed out, and returns that revision: exact lists from any
+   * earlier resourceVersion then get 410 Gone, and so do watches once the API server's watch cache
+   * is rebuilt from etcd (stop the API server first, start it after).
+   */
+  public static long compactEtcd(String name) {
+    return Long.parseLong(run(TestBinaries.locate(), "compact", name).strip());
+  }
+
+  private static String run(TestBinaries binaries, String... args) {
     List<String> command = new ArrayList<>();
     command.add("bash");
     command.add(binaries.toolsDir().resolve("kwok-cluster.sh").toString());
