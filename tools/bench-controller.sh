@@ -6,6 +6,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash tools/build-test-binaries.sh >&2
 mvn -q -B -pl controller -am test-compile dependency:build-classpath \
   -Dmdep.outputFile=target/bench.classpath >&2
-exec java -Xmx2g -Dtenantry.tools="$PWD/tools" \
+# The operator image's GC flags (controller/pom.xml): the heap per tenant depends on them.
+exec java -Xmx2g -XX:+UseG1GC -XX:+UseStringDeduplication -Dtenantry.tools="$PWD/tools" \
   -cp "controller/target/test-classes:controller/target/classes:$(cat controller/target/bench.classpath)" \
   io.tenantry.controller.bench.ControllerBenchmark "$@"

@@ -69,7 +69,7 @@ class OperatorImageIT {
     assertThat(Files.readString(rootfs.resolve("etc/passwd"))).contains("nonroot:x:65532:65532:");
     assertThat(image.entrypoint()).first().isEqualTo("java");
     assertThat(image.entrypoint()).contains("-XX:+ExitOnOutOfMemoryError", "-XX:MaxRAMPercentage=75",
-        "-Djava.io.tmpdir=/tmp").last().isEqualTo(Main.class.getName());
+        "-XX:+UseG1GC", "-XX:+UseStringDeduplication", "-Djava.io.tmpdir=/tmp").last().isEqualTo(Main.class.getName());
     assertThat(image.cmd()).isEmpty();
     assertThat(image.env()).containsEntry("JAVA_HOME", "/opt/java/openjdk").containsEntry("LANG", "C.UTF-8");
     assertThat(image.env().get("PATH")).startsWith("/opt/java/openjdk/bin:");
