@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -22,6 +23,10 @@ import java.util.concurrent.TimeUnit;
  * in memory and strongly consistent ({@code --consistency=1.0}). Its output goes to
  * target/datastore-emulator-PORT.log. It is stopped, with the java process its launcher script
  * starts, by {@link #close()}, or by a shutdown hook if the test JVM exits first.
+ *
+ * <p>For outages, {@link #start(Path)} keeps the entities in a directory instead: {@link #stop()}
+ * ends the process (which writes them out as it stops) and {@link #restart()} serves them again on
+ * the same port, so clients configured for that port see Datastore go away and come back.
  *
  * <p>Requires {@code gcloud} on PATH with the {@code cloud-datastore-emulator} component; without
  * them {@link #start()} fails saying what to install.
@@ -34,51 +39,112 @@ public final class DatastoreEmulator implements AutoCloseable {
       + " and its Datastore emulator: `gcloud components install cloud-datastore-emulator`, or the"
       + " google-cloud-cli-datastore-emulator package where the SDK came from apt";
 
-  private final Process process;
   private final int port;
   private final Path log;
+  /** Where the entities are kept between {@link #stop()} and {@link #restart()}; null: in memory. */
+  private final Path dataDirectory;
   private final Duration startup;
   private final Thread shutdownHook;
+  /** The running emulator; null while {@link #stop() stopped}. */
+  private volatile Process process;
 
-  private DatastoreEmulator(Process process, int port, Path log, Duration startup) {
+  private DatastoreEmulator(Process process, int port, Path log, Path dataDirectory, Duration startup) {
     this.process = process;
     this.port = port;
     this.log = log;
+    this.dataDirectory = dataDirectory;
     this.startup = startup;
-    this.shutdownHook = new Thread(() -> stop(process), "stop-datastore-emulator-" + port);
+    // Not through stop(): the hook must not wait for a restart() holding the lock.
+    this.shutdownHook = new Thread(() -> {
+      Process running = this.process;
+      if (running != null) {
+        stop(running);
+      }
+    }, "stop-datastore-emulator-" + port);
     Runtime.getRuntime().addShutdownHook(shutdownHook);
   }
 
-  /** Starts an emulator on a free port and waits until it answers. */
+  /** Starts an emulator on a free port, in memory, and waits until it answers. */
   public static DatastoreEmulator start() throws IOException, InterruptedException {
-    Path binary = emulatorBinary();
-    int port = freePort();
+    return start(freePort(), null);
+  }
+
+  /**
+   * Starts an emulator on a free port keeping its entities in {@code dataDirectory} (a new or
+   * empty directory), so that {@link #stop()} then {@link #restart()} is an outage that loses nothing.
+   */
+  public static DatastoreEmulator start(Path dataDirectory) throws IOException, InterruptedException {
+    Files.createDirectories(dataDirectory);
+    return start(freePort(), dataDirectory);
+  }
+
+  private static DatastoreEmulator start(int port, Path dataDirectory) throws IOException, InterruptedException {
     Path log = Path.of("target", "datastore-emulator-" + port + ".log").toAbsolutePath();
     Files.createDirectories(log.getParent());
+    long begin = System.nanoTime();
+    Process process = launch(port, log, dataDirectory);
+    return new DatastoreEmulator(process, port, log, dataDirectory, Duration.ofNanos(System.nanoTime() - begin));
+  }
+
+  /** Starts the emulator process and waits until it answers; stops it again if it does not. */
+  private static Process launch(int port, Path log, Path dataDirectory) throws IOException, InterruptedException {
+    Path binary = emulatorBinary();
     // Started directly rather than through `gcloud beta emulators datastore start`, which wraps the
     // same binary in a Python launcher: faster, and one process tree less to clean up.
-    ProcessBuilder builder = new ProcessBuilder(binary.toString(), "start",
-        "--host=localhost", "--port=" + port, "--store_on_disk=false", "--consistency=1.0",
-        "--store_index_configuration_on_disk=false")
+    List<String> command = new ArrayList<>(List.of(binary.toString(), "start",
+        "--host=localhost", "--port=" + port, "--store_on_disk=" + (dataDirectory != null), "--consistency=1.0",
+        "--store_index_configuration_on_disk=false"));
+    if (dataDirectory != null) {
+      // The project directory: the emulator writes its entities to WEB-INF/appengine-generated/ there when it stops.
+      command.add(dataDirectory.toString());
+    }
+    ProcessBuilder builder = new ProcessBuilder(command)
         // Without a project directory the emulator writes WEB-INF/index.yaml into its working
         // directory; the flag above stops that, and target/ catches anything else it writes.
         .directory(log.getParent().toFile())
         .redirectErrorStream(true)
-        .redirectOutput(log.toFile());
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     // The launcher runs $JAVA (default: java on PATH); the test JVM's own java is known to work.
     builder.environment().put("JAVA", Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    long begin = System.nanoTime();
     Process process = builder.start();
-    DatastoreEmulator emulator = null;
+    boolean ready = false;
     try {
       awaitReady(process, port, log);
-      emulator = new DatastoreEmulator(process, port, log, Duration.ofNanos(System.nanoTime() - begin));
-      return emulator;
+      ready = true;
+      return process;
     } finally {
-      if (emulator == null) {
+      if (!ready) {
         stop(process);
       }
     }
+  }
+
+  /**
+   * Stops the emulator: its port refuses connections until {@link #restart()}. An emulator started
+   * with a data directory writes its entities there first. Harmless when already stopped.
+   */
+  public synchronized void stop() {
+    Process running = process;
+    process = null;
+    if (running != null) {
+      stop(running);
+    }
+  }
+
+  /**
+   * Starts the emulator again on the same port and waits until it answers: with the entities it
+   * had when stopped if it was started with a data directory, empty otherwise.
+   */
+  public synchronized void restart() throws IOException, InterruptedException {
+    if (process != null) {
+      throw new IllegalStateException("the Datastore emulator on port " + port + " is running; stop() it first");
+    }
+    process = launch(port, log, dataDirectory);
+  }
+
+  /** Whether the emulator is serving: false between {@link #stop()} and {@link #restart()}. */
+  public boolean isRunning() {
+    return process != null;
   }
 
   /** A client of this emulator; short retries, so a test against a stopped emulator ends quickly. */
@@ -112,7 +178,7 @@ public final class DatastoreEmulator implements AutoCloseable {
 
   @Override
   public void close() {
-    stop(process);
+    stop();
     try {
       Runtime.getRuntime().removeShutdownHook(shutdownHook);
     } catch (IllegalStateException e) {
@@ -120,16 +186,17 @@ public final class DatastoreEmulator implements AutoCloseable {
     }
   }
 
-  /** The launcher is a shell script that starts java as its child; both have to go. */
+  /** The launcher is a shell script that starts java as its child; both have to go (SIGTERM, so it saves what it keeps on disk). */
   private static void stop(Process process) {
     List<ProcessHandle> tree = process.descendants().toList();
     tree.forEach(ProcessHandle::destroy);
     process.destroy();
     try {
+      // Generous: the emulator writes its entities out as it stops, on a machine that may be busy.
       for (ProcessHandle handle : tree) {
-        handle.onExit().get(5, TimeUnit.SECONDS);
+        handle.onExit().get(15, TimeUnit.SECONDS);
       }
-      process.waitFor(5, TimeUnit.SECONDS);
+      process.waitFor(15, TimeUnit.SECONDS);
     } catch (Exception e) {
       if (e instanceof InterruptedException) {
         Thread.currentThread().interrupt();

@@ -157,8 +157,13 @@ public final class Operator implements AutoCloseable {
         () -> cache.tenantNames().forEach(queue::add));
     TenantSecrets secrets = new TenantSecrets(measuredStore, cache);
     TenantCleanup cleanup = tenant -> {
-      secrets.purge(tenant);
-      fleetCleanup.purge(tenant);
+      secrets.purge(tenant); // Its failures name the store (the bucket, the directory).
+      try {
+        fleetCleanup.purge(tenant);
+      } catch (Exception e) {
+        // Datastore's own message ("I/O error") names neither the store nor what failed; the tenant's condition must.
+        throw new IllegalStateException("fleet records (Datastore): " + e.getMessage(), e);
+      }
       routing.release(tenant);
     };
     Applier applier = new Applier(client, registry);

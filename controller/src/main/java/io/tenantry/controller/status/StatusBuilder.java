@@ -200,10 +200,17 @@ public final class StatusBuilder {
     return result;
   }
 
-  /** The status of a tenant whose sync failed: Ready=False with the reason, phase Degraded; the rest is kept. */
+  /**
+   * The status of a tenant whose sync failed: Ready=False with the reason, phase Degraded; the rest is
+   * kept. A purge that failed stays Purging: it is still under way, and is retried until done.
+   */
   public static TenantStatus failed(Tenant tenant, Reason reason, String message, String now) {
-    return failed(Optional.ofNullable(tenant.getStatus()).orElseGet(TenantStatus::new), tenant.getMetadata().getGeneration(),
-        reason, message, now);
+    TenantStatus previous = Optional.ofNullable(tenant.getStatus()).orElseGet(TenantStatus::new);
+    TenantStatus status = failed(previous, tenant.getMetadata().getGeneration(), reason, message, now);
+    if (tenant.getSpec().getState() == TenantState.Purged && previous.getPhase() != TenantPhase.Purged) {
+      status.setPhase(TenantPhase.Purging);
+    }
+    return status;
   }
 
   /** {@code base} with Ready=False for {@code reason} and phase Degraded. */

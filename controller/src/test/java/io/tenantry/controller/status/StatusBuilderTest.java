@@ -120,4 +120,20 @@ class StatusBuilderTest {
     assertThat(frozen.getStateTimestamps().getFrozenAt()).isEqualTo("2026-01-03T00:00:00Z");
     assertThat(frozen.getStateTimestamps().getActiveAt()).isEqualTo("2026-01-01T00:00:00Z");
   }
+
+  @Test
+  void aFailedSyncMakesATenantDegradedButAFailedPurgeStaysPurging() {
+    Tenant active = tenant("1.0");
+    assertThat(StatusBuilder.failed(active, Reason.SyncFailed, "boom", "2026-01-01T00:00:00Z").getPhase())
+        .isEqualTo(TenantPhase.Degraded);
+
+    Tenant purging = tenant("1.0");
+    purging.getSpec().setState(TenantState.Purged);
+    purging.setStatus(new TenantStatus());
+    purging.getStatus().setPhase(TenantPhase.Purging);
+    TenantStatus failed = StatusBuilder.failed(purging, Reason.SyncFailed, "secret store bucket b unreachable", "2026-01-01T00:00:00Z");
+    assertThat(failed.getPhase()).isEqualTo(TenantPhase.Purging);
+    assertThat(failed.getConditions()).filteredOn(c -> "Ready".equals(c.getType())).singleElement()
+        .satisfies(c -> assertThat(c.getMessage()).isEqualTo("secret store bucket b unreachable"));
+  }
 }
