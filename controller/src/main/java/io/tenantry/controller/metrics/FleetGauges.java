@@ -74,8 +74,8 @@ public final class FleetGauges implements MultiCollector {
     List<PoolCounts> poolCounts = pools.get().stream().map(PoolCounts::of).toList();
     return MetricSnapshots.of(
         tenants(TenantCounts.byStatePhasePlan(tenants, plans)),
-        gauge("tenantry_tenants_degraded_longest_seconds", "How long the tenant longest in phase Degraded has not been "
-            + "Ready (since its Ready condition turned False); 0 when no tenant is Degraded", Unit.SECONDS)
+        gauge("tenantry_tenants_degraded_longest_seconds", "How long the tenant longest in phase Degraded (or Purging "
+            + "with a failed sync) has not been Ready (since its Ready condition turned False); 0 when none is", Unit.SECONDS)
             .dataPoint(point(TenantCounts.longestDegraded(tenants, clock.instant()).toMillis() / 1000.0, Labels.EMPTY)).build(),
         gauge("tenantry_tenants_template_skew", "Tenants whose namespace lacks a template Secret or holds a copy at "
             + "another version than the template namespace (refreshed from the secret store)", null)

@@ -5,12 +5,14 @@ import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.controller.status.Conditions;
+import io.tenantry.controller.status.Reason;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 
@@ -53,16 +55,20 @@ public final class TenantCounts {
 
   /**
    * How long the tenant longest in phase Degraded has not been Ready: since its Ready condition
-   * turned False (a rollout that went Degraded counts from its start). Zero when none is Degraded.
+   * turned False (a rollout that went Degraded counts from its start). A purge whose sync fails
+   * (a store is down) stays Purging but counts too: it is as stuck. Zero when none is.
    */
   public static Duration longestDegraded(Collection<Tenant> tenants, Instant now) {
     Duration longest = Duration.ZERO;
     for (Tenant tenant : tenants) {
-      if (tenant.getStatus() == null || tenant.getStatus().getPhase() != TenantPhase.Degraded) {
+      Optional<Condition> ready = tenant.getStatus() == null ? Optional.empty()
+          : Conditions.find(tenant.getStatus().getConditions(), Conditions.READY);
+      boolean failingPurge = tenant.getStatus() != null && tenant.getStatus().getPhase() == TenantPhase.Purging
+          && ready.map(c -> Reason.SyncFailed.name().equals(c.getReason())).orElse(false);
+      if (tenant.getStatus() == null || tenant.getStatus().getPhase() != TenantPhase.Degraded && !failingPurge) {
         continue;
       }
-      Instant since = Conditions.find(tenant.getStatus().getConditions(), Conditions.READY)
-          .map(TenantCounts::transition).orElse(now);
+      Instant since = ready.map(TenantCounts::transition).orElse(now);
       Duration degraded = Duration.between(since, now);
       if (degraded.compareTo(longest) > 0) {
         longest = degraded;

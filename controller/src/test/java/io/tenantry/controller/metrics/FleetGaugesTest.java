@@ -1,5 +1,6 @@
 package io.tenantry.controller.metrics;
 
+import static io.tenantry.controller.metrics.Fleet.condition;
 import static io.tenantry.controller.metrics.Fleet.degraded;
 import static io.tenantry.controller.metrics.Fleet.pool;
 import static io.tenantry.controller.metrics.Fleet.tenant;
@@ -8,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.tenantry.api.v1alpha1.SparePool;
+import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.controller.fakes.FakeCluster;
@@ -65,6 +67,19 @@ class FleetGaugesTest {
     Scrape scrape = scrape();
     assertThat(scrape.value("tenantry_tenants_degraded_longest_seconds")).isEqualTo(2700);
     assertThat(scrape.value("tenantry_tenants", "phase", "Degraded", "plan", "standard", "state", "Active")).isEqualTo(2);
+  }
+
+  @Test
+  void aPurgeThatKeepsFailingCountsAsDegradedButOneUnderWayDoesNot() {
+    Tenant failing = tenant("globex", TenantState.Purged, TenantPhase.Purging, "standard");
+    failing.getStatus().setConditions(new ArrayList<>(List.of(condition("Ready", false, "SyncFailed", NOW.minus(Duration.ofMinutes(40))))));
+    Tenant underWay = tenant("initech", TenantState.Purged, TenantPhase.Purging, "standard");
+    underWay.getStatus().setConditions(new ArrayList<>(List.of(condition("Ready", false, "Purging", NOW.minus(Duration.ofMinutes(50))))));
+    cluster.putTenant(underWay);
+    assertThat(scrape().value("tenantry_tenants_degraded_longest_seconds")).isZero();
+
+    cluster.putTenant(failing);
+    assertThat(scrape().value("tenantry_tenants_degraded_longest_seconds")).isEqualTo(2400);
   }
 
   @Test
