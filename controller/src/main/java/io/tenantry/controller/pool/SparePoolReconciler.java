@@ -26,6 +26,8 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,10 +49,18 @@ public final class SparePoolReconciler {
   private static final String ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
   private static final SecureRandom RANDOM = new SecureRandom();
   private static final Duration SURGE_WINDOW = Duration.ofMinutes(10);
+  /** How long a spare this process created counts before the cache shows it (it may be deleted unseen). */
+  private static final Duration UNSEEN_CREATE_TTL = Duration.ofMinutes(1);
 
   private final ClusterView cache;
   private final SpareWriter writer;
   private final Clock clock;
+  /**
+   * By pool, the spares this process created that the cache has not shown yet, with when: the
+   * informer lags the writes, and a sync in between (another spare's event) would otherwise build
+   * them again, beyond maxProvisioning or the buffer (client-go's controllers keep "expectations").
+   */
+  private final Map<String, Map<String, Instant>> unseenCreates = new ConcurrentHashMap<>();
 
   public SparePoolReconciler(ClusterView cache, SpareWriter writer, Clock clock) {
     this.cache = cache;
@@ -61,12 +71,15 @@ public final class SparePoolReconciler {
   public SyncResult sync(String poolName) {
     SparePool pool = cache.pool(poolName);
     if (pool == null) {
+      unseenCreates.remove(poolName);
       return SyncResult.done(); // A deleted pool stops refilling; its spares stay tenants.
     }
     TenantTemplate template = pool.getSpec().getTemplate();
+    List<Tenant> spares = cache.spares(poolName);
+    int unseen = unseen(poolName, spares);
     List<Tenant> unallocated = new ArrayList<>();
     int allocated = 0;
-    for (Tenant spare : cache.spares(poolName)) {
+    for (Tenant spare : spares) {
       TenantState state = spare.getSpec().getState();
       if (state == TenantState.New) {
         unallocated.add(spare);
@@ -93,8 +106,8 @@ public final class SparePoolReconciler {
       }
     }
     int ready = (int) unallocated.stream().filter(Spares::isReady).count();
-    int provisioning = unallocated.size() - ready;
-    int toCreate = Math.min(target - unallocated.size(), pool.getSpec().getMaxProvisioning() - provisioning);
+    int provisioning = unallocated.size() - ready + unseen;
+    int toCreate = Math.min(target - unallocated.size() - unseen, pool.getSpec().getMaxProvisioning() - provisioning);
     for (int i = 0; i < toCreate; i++) {
       create(pool);
       provisioning++;
@@ -107,6 +120,18 @@ public final class SparePoolReconciler {
     }
     // Come back when the surge ends, to retire what it built.
     return surgeLeft.isZero() ? SyncResult.done() : SyncResult.after(surgeLeft);
+  }
+
+  /** How many spares this process created for the pool that {@code cached} does not show yet; forgets the others. */
+  private int unseen(String poolName, List<Tenant> cached) {
+    Map<String, Instant> unseen = unseenCreates.get(poolName);
+    if (unseen == null) {
+      return 0;
+    }
+    cached.forEach(spare -> unseen.remove(spare.getMetadata().getName()));
+    Instant expired = clock.instant().minus(UNSEEN_CREATE_TTL);
+    unseen.values().removeIf(createdAt -> createdAt.isBefore(expired));
+    return unseen.size();
   }
 
   /** How long the pool's current surge lasts; zero when there is none (or the stamp is unreadable). */
@@ -140,6 +165,8 @@ public final class SparePoolReconciler {
     copy(pool.getSpec().getTemplate(), spec);
     spare.setSpec(spec);
     writer.create(spare);
+    unseenCreates.computeIfAbsent(pool.getMetadata().getName(), name -> new ConcurrentHashMap<>())
+        .put(spare.getMetadata().getName(), clock.instant());
   }
 
   /** Puts an unallocated spare on the pool's current template (a PUT at the cached resourceVersion). */

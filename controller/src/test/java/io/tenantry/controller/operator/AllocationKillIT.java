@@ -19,8 +19,6 @@ import io.tenantry.spares.fleet.FleetRecords;
 import io.tenantry.testsupport.TestCluster;
 import io.tenantry.testsupport.WithCluster;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -63,7 +61,7 @@ class AllocationKillIT {
     emulator = DatastoreEmulator.start();
     records = new DatastoreFleetRecords(emulator.datastore(), NAMESPACE);
     workDir = Files.createTempDirectory("allocation-kill-");
-    Files.writeString(workDir.resolve("kubeconfig"), cluster.kubeconfigYaml());
+    OperatorProcess.writeKubeconfig(workDir, cluster);
     Files.writeString(workDir.resolve("token"), TOKEN);
     // The operators open the store; making one is the installer's job (tenantry-secrets init).
     OperatorHarness.localStore(workDir.resolve("store"));
@@ -84,8 +82,8 @@ class AllocationKillIT {
   @Test
   void killedMidAllocationNoSpareIsLostOrBoundTwiceAndRecordsAgreeWithTheCluster() throws Exception {
     String pool = uniqueName("kill");
-    int port = freePort();
-    Process operator = start(port, "first");
+    int port = OperatorProcess.freePort();
+    OperatorProcess operator = start(port, "first");
     try {
       createPool(pool, 24, 6);
       await().atMost(Duration.ofMinutes(4)).pollInterval(Duration.ofMillis(500)).until(() -> ready(pool).size() >= 24);
@@ -96,9 +94,7 @@ class AllocationKillIT {
       for (int i = 0; i < 40; i++) {
         ids.add("kill-" + pool + "-" + i);
       }
-      Process first = operator;
-      Map<String, Answer> answered = signUpKillingAfter(8, first, api, ids, pool);
-      first.waitFor(30, TimeUnit.SECONDS);
+      Map<String, Answer> answered = signUpKillingAfter(8, operator, api, ids, pool);
 
       operator = start(port, "second");
       // Every caller retries until it has a tenant (the pool refills meanwhile).
@@ -135,12 +131,12 @@ class AllocationKillIT {
         assertThat(record).as("record of unallocated spare " + spare.getMetadata().getName()).isEmpty();
       }
     } finally {
-      operator.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+      operator.close();
     }
   }
 
   /** Signs up every id from 16 clients and SIGKILLs {@code operator} after the {@code n}th allocation; returns the answers given. */
-  private static Map<String, Answer> signUpKillingAfter(int n, Process operator, AllocationCalls api, List<String> ids, String pool)
+  private static Map<String, Answer> signUpKillingAfter(int n, OperatorProcess operator, AllocationCalls api, List<String> ids, String pool)
       throws InterruptedException {
     Map<String, Answer> answered = new ConcurrentHashMap<>();
     AtomicInteger allocations = new AtomicInteger();
@@ -153,7 +149,7 @@ class AllocationKillIT {
           if (answer.status() == 200) {
             answered.put(id, answer);
             if (allocations.incrementAndGet() == n && killed.compareAndSet(false, true)) {
-              operator.destroyForcibly(); // SIGKILL: no graceful anything.
+              operator.kill(); // SIGKILL: no graceful anything.
             }
           }
         } catch (RuntimeException e) {
@@ -167,9 +163,8 @@ class AllocationKillIT {
     return answered;
   }
 
-  private static Process start(int port, String identity) throws IOException {
-    Path config = workDir.resolve(identity + ".yaml");
-    Files.writeString(config, """
+  private static OperatorProcess start(int port, String identity) throws IOException {
+    OperatorProcess process = OperatorProcess.start(workDir, identity, """
         httpPort: %d
         probePort: 0
         secretStore:
@@ -183,15 +178,8 @@ class AllocationKillIT {
         allocation:
           enabled: true
           tokenFile: %s
-        """.formatted(port, workDir.resolve("store"), DatastoreEmulator.PROJECT_ID, NAMESPACE, workDir.resolve("token")));
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ProcessBuilder builder = new ProcessBuilder(List.of(java, "-cp", System.getProperty("java.class.path"),
-        Main.class.getName(), "--kubeconfig", workDir.resolve("kubeconfig").toString(),
-        "--config", config.toString(), "--identity", identity))
-        .redirectErrorStream(true)
-        .redirectOutput(workDir.resolve(identity + ".log").toFile());
-    builder.environment().put("DATASTORE_EMULATOR_HOST", "localhost:" + emulator.port());
-    Process process = builder.start();
+        """.formatted(port, workDir.resolve("store"), DatastoreEmulator.PROJECT_ID, NAMESPACE, workDir.resolve("token")),
+        Map.of("DATASTORE_EMULATOR_HOST", "localhost:" + emulator.port()));
     await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(200)).ignoreExceptions().until(() ->
         new AllocationCalls(port, "wrong").post("{}", "Bearer wrong").status() == 401);
     return process;
@@ -203,13 +191,5 @@ class AllocationKillIT {
 
   private static List<Tenant> ready(String pool) {
     return OperatorHarness.readySpares(client, pool);
-  }
-
-  private static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 }

@@ -18,8 +18,6 @@ import io.tenantry.spares.fleet.FleetRecords;
 import io.tenantry.testsupport.TestCluster;
 import io.tenantry.testsupport.WithCluster;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -61,7 +59,7 @@ class AllocationReplicasIT {
     emulator = DatastoreEmulator.start();
     records = new DatastoreFleetRecords(emulator.datastore(), NAMESPACE);
     workDir = Files.createTempDirectory("allocation-replicas-");
-    Files.writeString(workDir.resolve("kubeconfig"), cluster.kubeconfigYaml());
+    OperatorProcess.writeKubeconfig(workDir, cluster);
     Files.writeString(workDir.resolve("token"), TOKEN);
     OperatorHarness.localStore(workDir.resolve("store"));
     OperatorHarness.installCrds(cluster);
@@ -79,10 +77,10 @@ class AllocationReplicasIT {
   @Test
   void replaysSentToBothReplicasGetOneTenantPerRequestIdBeforeAndAfterAFailover() throws Exception {
     String pool = uniqueName("replicas");
-    int portA = freePort();
-    int portB = freePort();
-    Process a = start("replica-a", portA);
-    Process b = null;
+    int portA = OperatorProcess.freePort();
+    int portB = OperatorProcess.freePort();
+    OperatorProcess a = start("replica-a", portA);
+    OperatorProcess b = null;
     try {
       await().atMost(Duration.ofMinutes(1)).until(() -> "replica-a".equals(holder()));
       b = start("replica-b", portB);
@@ -111,7 +109,7 @@ class AllocationReplicasIT {
           requests, ids.size(), refused.size());
 
       // The leader dies: the follower takes over and gives every id the tenant it had.
-      a.destroyForcibly();
+      a.kill();
       long killed = System.nanoTime();
       Answer first = await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(200))
           .until(() -> replicas.get(1).allocate(ids.get(0), "Org", "x@example.com", pool), answer -> answer.status() == 200);
@@ -123,9 +121,9 @@ class AllocationReplicasIT {
       }
       assertBound(pool, tenantsById);
     } finally {
-      a.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+      a.close();
       if (b != null) {
-        b.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+        b.close();
       }
     }
   }
@@ -174,9 +172,8 @@ class AllocationReplicasIT {
     return lease == null ? null : lease.getSpec().getHolderIdentity();
   }
 
-  private static Process start(String identity, int port) throws IOException {
-    Path config = workDir.resolve(identity + ".yaml");
-    Files.writeString(config, """
+  private static OperatorProcess start(String identity, int port) throws IOException {
+    OperatorProcess process = OperatorProcess.start(workDir, identity, """
         httpPort: %d
         probePort: 0
         secretStore:
@@ -193,26 +190,11 @@ class AllocationReplicasIT {
         allocation:
           enabled: true
           tokenFile: %s
-        """.formatted(port, workDir.resolve("store"), LEASE, DatastoreEmulator.PROJECT_ID, NAMESPACE, workDir.resolve("token")));
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ProcessBuilder builder = new ProcessBuilder(List.of(java, "-cp", System.getProperty("java.class.path"),
-        Main.class.getName(), "--kubeconfig", workDir.resolve("kubeconfig").toString(),
-        "--config", config.toString(), "--identity", identity))
-        .redirectErrorStream(true)
-        .redirectOutput(workDir.resolve(identity + ".log").toFile());
-    builder.environment().put("DATASTORE_EMULATOR_HOST", "localhost:" + emulator.port());
-    Process process = builder.start();
+        """.formatted(port, workDir.resolve("store"), LEASE, DatastoreEmulator.PROJECT_ID, NAMESPACE, workDir.resolve("token")),
+        Map.of("DATASTORE_EMULATOR_HOST", "localhost:" + emulator.port()));
     // Up: the leader refuses a wrong token, a follower refuses everything until it leads.
     await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(200)).ignoreExceptions().until(() ->
         List.of(401, 503).contains(new AllocationCalls(port, "wrong").post("{}", "Bearer wrong").status()));
     return process;
-  }
-
-  private static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 }

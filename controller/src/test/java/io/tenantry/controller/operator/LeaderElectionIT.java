@@ -13,7 +13,6 @@ import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.testsupport.TestCluster;
 import io.tenantry.testsupport.WithCluster;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -21,8 +20,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -46,7 +43,7 @@ class LeaderElectionIT {
     client = kubernetesClient;
     OperatorHarness.installCrds(cluster);
     workDir = Files.createDirectories(Path.of("target", "leader-election-it"));
-    Files.writeString(workDir.resolve("kubeconfig"), cluster.kubeconfigYaml());
+    OperatorProcess.writeKubeconfig(workDir, cluster);
     // The operators open the store; making one is the installer's job (tenantry-secrets init).
     OperatorHarness.localStore(workDir.toAbsolutePath().resolve("store"));
     leaseName = uniqueName("lease");
@@ -59,14 +56,14 @@ class LeaderElectionIT {
 
   @Test
   void aStandbyTakesOverWhenTheLeaderIsKilled() throws Exception {
-    int portA = freePort();
-    int portB = freePort();
-    Process a = start("operator-a", portA);
+    int portA = OperatorProcess.freePort();
+    int portB = OperatorProcess.freePort();
+    OperatorProcess a = start("operator-a", portA);
     try {
       await().atMost(Duration.ofMinutes(1)).until(() -> "operator-a".equals(holder()));
       await().atMost(Duration.ofMinutes(1)).until(() -> status(portA, "/readyz") == 200);
 
-      Process b = start("operator-b", portB);
+      OperatorProcess b = start("operator-b", portB);
       try {
         await().atMost(Duration.ofMinutes(1)).until(() -> status(portB, "/healthz") == 200);
         await().pollDelay(Duration.ofSeconds(LEASE_SECONDS)).atMost(Duration.ofSeconds(LEASE_SECONDS + 1)).until(() -> true);
@@ -78,7 +75,7 @@ class LeaderElectionIT {
         awaitPhase(client, before, TenantPhase.Ready, Duration.ofSeconds(90));
 
         long killed = System.nanoTime();
-        a.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+        a.kill();
         await().atMost(Duration.ofSeconds(LEASE_SECONDS * 3)).pollInterval(Duration.ofMillis(100))
             .until(() -> "operator-b".equals(holder()));
         double seconds = (System.nanoTime() - killed) / 1e9;
@@ -92,19 +89,18 @@ class LeaderElectionIT {
         awaitPhase(client, after, TenantPhase.Ready, Duration.ofSeconds(90));
         assertThat(status(portB, "/readyz")).isEqualTo(200);
       } finally {
-        b.destroy(); // SIGTERM: graceful shutdown, releases the lease
-        assertThat(b.waitFor(30, TimeUnit.SECONDS)).as("operator-b stops on SIGTERM").isTrue();
+        // SIGTERM: graceful shutdown, releases the lease
+        assertThat(b.stop(Duration.ofSeconds(30))).as("operator-b stops on SIGTERM").isTrue();
       }
       Lease released = client.leases().inNamespace("tenantry-system").withName(leaseName).get();
       assertThat(released.getSpec().getHolderIdentity()).as("a graceful stop releases the lease").isNullOrEmpty();
     } finally {
-      a.destroyForcibly();
+      a.close();
     }
   }
 
-  private static Process start(String identity, int port) throws IOException {
-    Path config = workDir.resolve(identity + ".yaml");
-    Files.writeString(config, """
+  private static OperatorProcess start(String identity, int port) throws IOException {
+    return OperatorProcess.start(workDir, identity, """
         httpPort: 0
         probePort: %d
         secretStore:
@@ -115,13 +111,6 @@ class LeaderElectionIT {
           renewDeadlineSeconds: %d
           retryPeriodSeconds: %d
         """.formatted(port, workDir.toAbsolutePath().resolve("store"), leaseName, LEASE_SECONDS, LEASE_SECONDS - 2, RETRY_SECONDS));
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    return new ProcessBuilder(List.of(java, "-cp", System.getProperty("java.class.path"),
-        Main.class.getName(), "--kubeconfig", workDir.resolve("kubeconfig").toString(),
-        "--config", config.toString(), "--identity", identity))
-        .redirectErrorStream(true)
-        .redirectOutput(workDir.resolve(identity + ".log").toFile())
-        .start();
   }
 
   private static String holder() {
@@ -138,12 +127,6 @@ class LeaderElectionIT {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return -1;
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
     }
   }
 }

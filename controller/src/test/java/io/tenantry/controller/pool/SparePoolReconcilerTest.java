@@ -94,6 +94,25 @@ class SparePoolReconcilerTest {
   }
 
   @Test
+  void sparesItCreatedCountBeforeTheCacheShowsThemSoALaggingCacheBuildsNoMore() {
+    pool(5, 2, "1.0.0");
+    reconciler.sync("default");
+    List<Tenant> built = spares();
+    assertThat(created(writes.take())).isEqualTo(2);
+    built.forEach(spare -> cluster.removeTenant(spare.getMetadata().getName())); // The informer has not seen them yet.
+
+    reconciler.sync("default");
+    assertThat(created(writes.take())).as("still building two, though the cache shows none").isZero();
+
+    built.forEach(cluster::putTenant); // Now it has.
+    reconciler.sync("default");
+    assertThat(created(writes.take())).isZero();
+    allReady();
+    reconciler.sync("default");
+    assertThat(created(writes.take())).isEqualTo(2);
+  }
+
+  @Test
   void anAllocatedSpareIsReplacedAndNeverTouched() {
     pool(2, 2, "1.0.0");
     reconciler.sync("default");
