@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Controller benchmark: converged-sync CPU time, API requests during a full resync and heap per
-# tenant, at N tenants (default 1000) on a real kube-apiserver. Prints its figures; see docs/benchmarks.md.
+# tenant, at N tenants (default 1000) on a real kube-apiserver, and with M the heap growth per tenant
+# from N to M tenants. Prints its figures; see docs/benchmarks.md. Usage: bench-controller.sh [N] [M]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash tools/build-test-binaries.sh >&2

@@ -29,6 +29,13 @@ public interface ClusterView {
   /** Every cached object owned for {@code tenant}, of every kind. */
   List<HasMetadata> ownedBy(String tenant);
 
+  /**
+   * Says that a sync found the tenant converged, so its objects will not be read again until
+   * something about it changes: a cache may keep them in a form that is smaller but slower to read.
+   */
+  default void converged(String tenant) {
+  }
+
   /** The Secrets of the template namespace, to be copied into every tenant namespace. */
   List<Secret> templateSecrets();
 
@@ -40,19 +47,24 @@ public interface ClusterView {
    */
   default long fingerprint(String tenant) {
     Tenant t = tenant(tenant);
-    long fingerprint = t == null ? 0 : mix(t.getMetadata().getResourceVersion().hashCode());
-    for (HasMetadata o : ownedBy(tenant)) {
-      fingerprint += identity(o);
-    }
-    for (Secret template : templateSecrets()) {
-      fingerprint += identity(template);
-    }
-    return fingerprint;
+    return (t == null ? 0 : mix(t.getMetadata().getResourceVersion().hashCode())) + dependencies(tenant);
   }
 
-  /** Summed, so the order objects are listed in does not matter. */
-  private static long identity(HasMetadata o) {
-    return mix(((long) o.getMetadata().getUid().hashCode() << 32) ^ o.getMetadata().getResourceVersion().hashCode());
+  /** The sum of {@link #identity} over the tenant's owned objects and the template Secrets (order does not matter). */
+  default long dependencies(String tenant) {
+    long sum = 0;
+    for (HasMetadata o : ownedBy(tenant)) {
+      sum += identity(o.getMetadata().getUid(), o.getMetadata().getResourceVersion());
+    }
+    for (Secret template : templateSecrets()) {
+      sum += identity(template.getMetadata().getUid(), template.getMetadata().getResourceVersion());
+    }
+    return sum;
+  }
+
+  /** One object's part of a fingerprint. */
+  static long identity(String uid, String resourceVersion) {
+    return mix(((long) uid.hashCode() << 32) ^ resourceVersion.hashCode());
   }
 
   private static long mix(long value) {

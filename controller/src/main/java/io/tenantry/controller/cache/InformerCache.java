@@ -52,6 +52,7 @@ public final class InformerCache implements ClusterView, AutoCloseable {
   private final SharedIndexInformer<Tenant> tenants;
   private final SharedIndexInformer<SparePool> pools;
   private final Map<Class<? extends HasMetadata>, SharedIndexInformer<? extends HasMetadata>> owned = new LinkedHashMap<>();
+  private final Map<Class<? extends HasMetadata>, CompactItemStore<? extends HasMetadata>> ownedStores = new LinkedHashMap<>();
 
   private final String namespacePrefix;
   private final String templateNamespace;
@@ -118,7 +119,9 @@ public final class InformerCache implements ClusterView, AutoCloseable {
     SharedIndexInformer<T> informer = kind == Namespace.class
         ? client.resources(kind).withLabel(Labels.MANAGED_BY, Labels.MANAGER).runnableInformer(0)
         : client.resources(kind).inAnyNamespace().withLabel(Labels.MANAGED_BY, Labels.MANAGER).runnableInformer(0);
-    informer.itemStore(new LeanItemStore<>());
+    CompactItemStore<T> store = new CompactItemStore<>(kind, client.getKubernetesSerialization());
+    informer.itemStore(store);
+    ownedStores.put(kind, store);
     informer.addIndexers(Map.of(TENANT_INDEX, o -> {
       String tenant = tenantOf(o);
       return tenant == null ? List.of() : List.of(tenant);
@@ -223,6 +226,27 @@ public final class InformerCache implements ClusterView, AutoCloseable {
     List<HasMetadata> result = new ArrayList<>();
     owned.values().forEach(i -> result.addAll(i.getIndexer().byIndex(TENANT_INDEX, tenant)));
     return result;
+  }
+
+  /** Keeps the tenant's objects compact until the watch brings a change ({@link CompactItemStore}). */
+  @Override
+  public void converged(String tenant) {
+    owned.forEach((kind, informer) -> informer.getIndexer().indexKeys(TENANT_INDEX, tenant).forEach(ownedStores.get(kind)::compact));
+  }
+
+  /** As {@link ClusterView#dependencies}, from the identities the stores keep decoded: no object is decoded. */
+  @Override
+  public long dependencies(String tenant) {
+    long sum = 0;
+    for (var kind : owned.entrySet()) {
+      sum += identities(kind.getKey(), kind.getValue().getIndexer().indexKeys(TENANT_INDEX, tenant));
+    }
+    return sum + identities(Secret.class, owned.get(Secret.class).getIndexer().indexKeys(TEMPLATE_INDEX, "true"));
+  }
+
+  private long identities(Class<? extends HasMetadata> kind, List<String> keys) {
+    CompactItemStore<?> store = ownedStores.get(kind);
+    return keys.stream().mapToLong(store::identity).sum();
   }
 
   @Override

@@ -90,6 +90,7 @@ public final class TenantReconciler {
     // resync of a converged tenant, the common case, and it reads a few cache entries only.
     long fingerprint = cache.fingerprint(name) * 31 + templates.stateVersion();
     if (converged.unchanged(name, fingerprint)) {
+      cache.converged(name); // Cheap when its objects are compact already; after a relist they came back decoded.
       return SyncResult.done();
     }
     if (tenant.getMetadata().getDeletionTimestamp() != null) {
@@ -113,6 +114,7 @@ public final class TenantReconciler {
     boolean wrote = report(tenant, outcome.status());
     if (outcome.converged() && !wrote) {
       converged.remember(name, fingerprint);
+      cache.converged(name);
     } else {
       converged.forget(name);
     }

@@ -45,7 +45,9 @@ import java.util.regex.Pattern;
  * Prints, at N converged tenants (default 1000; each one app and one database, all Ready) on the
  * simulated cluster (real kube-apiserver, controllers and scheduler, kwok nodes): the CPU time of one converged sync (median, p99), the requests the API server received
  * for the operator's resources during a full resync (its apiserver_request_total), and the
- * operator's heap per tenant after GC. Run with tools/bench-controller.sh [N].
+ * operator's heap per tenant after GC. Given a second size M, it then provisions M - N more
+ * tenants and prints how the heap grew per tenant from N to M. Run with tools/bench-controller.sh
+ * [N] [M].
  */
 public final class ControllerBenchmark {
 
@@ -57,6 +59,7 @@ public final class ControllerBenchmark {
   private static final Pattern RESOURCE = Pattern.compile("resource=\"([^\"]*)\"");
 
   private final int tenants;
+  private final int grownTo;
   private final KubernetesClient admin;
   private final SecretStore store;
   private final Operator.Parts parts;
@@ -64,9 +67,10 @@ public final class ControllerBenchmark {
   private final AtomicLong tenantSecretWrites;
   private final List<String> names = new ArrayList<>();
 
-  private ControllerBenchmark(int tenants, KubernetesClient admin, SecretStore store, Operator.Parts parts,
+  private ControllerBenchmark(int tenants, int grownTo, KubernetesClient admin, SecretStore store, Operator.Parts parts,
       AtomicLong operatorRequests, AtomicLong tenantSecretWrites) {
     this.tenants = tenants;
+    this.grownTo = grownTo;
     this.admin = admin;
     this.store = store;
     this.parts = parts;
@@ -76,7 +80,8 @@ public final class ControllerBenchmark {
 
   public static void main(String[] args) throws Exception {
     int tenants = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
-    try (TestCluster cluster = TestClusters.start(ClusterKind.SIMULATED, "tenantry-bench", 1 + tenants / 40);
+    int grownTo = args.length > 1 ? Integer.parseInt(args[1]) : tenants;
+    try (TestCluster cluster = TestClusters.start(ClusterKind.SIMULATED, "tenantry-bench", 1 + Math.max(tenants, grownTo) / 40);
         KubernetesClient admin = cluster.newClient()) {
       Crds.install(admin, Tenant.class.getResource("/META-INF/fabric8/tenants.tenantry.io-v1.yml"));
       Crds.install(admin, SparePool.class.getResource("/META-INF/fabric8/sparepools.tenantry.io-v1.yml"));
@@ -104,7 +109,7 @@ public final class ControllerBenchmark {
       try (Operator operator = new Operator(operatorClient, config, "bench", () -> { }, parts)) {
         operator.start();
         waitUntil(operator::isReady, 60);
-        new ControllerBenchmark(tenants, admin, store, parts, operatorRequests, tenantSecretWrites).run();
+        new ControllerBenchmark(tenants, grownTo, admin, store, parts, operatorRequests, tenantSecretWrites).run();
       } finally {
         operatorClient.close();
       }
@@ -115,7 +120,7 @@ public final class ControllerBenchmark {
     store.put(Scope.template(), "smtp", Map.of("password", "first".getBytes(StandardCharsets.UTF_8)));
     parts.templates().refresh();
     long heapEmpty = heapAfterGc();
-    double convergeSeconds = provision();
+    double convergeSeconds = provision(0, tenants);
     long heapFull = heapAfterGc();
 
     // CPU time of converged syncs, called on this thread (the workers are idle): as a resync
@@ -142,13 +147,22 @@ public final class ControllerBenchmark {
     fanOut();
     System.out.printf("operator heap per tenant after GC          %.1f KiB (%.1f MiB empty, %.1f MiB at %d tenants)%n",
         (heapFull - heapEmpty) / 1024.0 / tenants, heapEmpty / 1048576.0, heapFull / 1048576.0, tenants);
+    if (grownTo > tenants) {
+      provision(tenants, grownTo);
+      long heapGrown = heapAfterGc();
+      System.out.printf("heap growth per tenant from %d to %d       %.1f KiB (%.1f MiB at %d tenants)%n", tenants, grownTo,
+          (heapGrown - heapFull) / 1024.0 / (grownTo - tenants), heapGrown / 1048576.0, grownTo);
+    }
   }
 
-  /** Creates the tenants and waits until every one is Ready and the operator is quiet; returns the seconds it took. */
-  private double provision() throws InterruptedException {
+  /**
+   * Creates tenants number {@code from} to {@code to} (exclusive) and waits until every tenant is
+   * Ready and the operator is quiet; returns the seconds it took.
+   */
+  private double provision(int from, int to) throws InterruptedException {
     long started = System.nanoTime();
     ExecutorService creators = Executors.newFixedThreadPool(8);
-    for (int i = 0; i < tenants; i++) {
+    for (int i = from; i < to; i++) {
       String name = "bench-" + i;
       names.add(name);
       creators.submit(() -> admin.resources(Tenant.class).resource(tenant(name)).create());
@@ -158,7 +172,7 @@ public final class ControllerBenchmark {
     waitUntil(() -> names.stream().allMatch(n -> {
       Tenant t = parts.cache().tenant(n);
       return t != null && t.getStatus() != null && t.getStatus().getPhase() == TenantPhase.Ready;
-    }), 1800);
+    }), 3600);
     awaitQuiet();
     return (System.nanoTime() - started) / 1e9;
   }
