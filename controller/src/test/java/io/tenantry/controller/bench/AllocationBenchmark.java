@@ -2,6 +2,8 @@ package io.tenantry.controller.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.tenantry.api.Spares;
 import io.tenantry.api.WellKnown;
 import io.tenantry.api.v1alpha1.AppSpec;
@@ -31,6 +33,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -38,35 +41,61 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Prints allocation latency (p50, p99, max, as the signup service sees it over HTTP) and throughput
- * with C concurrent clients (default 32) draining a warm pool of S Ready spares (default 300), then
- * the time the pool takes to refill. The operator runs in this JVM on the simulated cluster, the
- * fleet records on the Datastore emulator. The pool is built with maxProvisioning 100 and drained
- * with the default of 5, so the refill runs behind the signups as it would in production; pass
- * a third argument to drain with another. A warm-up drain of a third of the pool comes first. Besides
- * the figures it prints the writes the API server took during the drain (from its own metrics) and
- * the ceiling: plain Tenant updates by 1 and by C clients. Run with tools/bench-allocation.sh [S] [C]
- * [maxProvisioning].
+ * Compares the allocation API with the ceiling of the API server it writes to, side by side in one
+ * run, because the machine is shared and its speed drifts by a third between runs. Side A: C HTTP
+ * clients allocate from a warm pool of Ready spares as fast as they can (each signup is one
+ * resourceVersion-guarded Tenant update, and causes the operator's writes behind it). Side B: C
+ * clients of the same kind (closed loop, one thread each, the fabric8 client the operator binds
+ * with) send plain Tenant updates (an annotation, one PUT each, as a bind is) to the same API
+ * server. The sides alternate, A B A B ..., for P pairs of W seconds each, after an unmeasured
+ * warm-up pair (connections, the JIT). Each side starts on a settled cluster: after A the pool
+ * refills with maxProvisioning 100 (that time is printed; at the pool's own maxProvisioning the
+ * refill of a window took minutes on a busy machine) and both sides wait for the operator's queues
+ * to empty. An A window also stops once it has allocated S − C spares, so it never meets an empty
+ * pool; the warm-up's after S / 3.
+ *
+ * <p>Prints a table per pair and the medians of the pairwise ratios: allocations/s ÷ updates/s,
+ * and p50(allocation) ÷ p50(update); with the writes the API server took per allocation and per
+ * update (its own {@code apiserver_request_total}).
+ *
+ * <p>Arguments, all optional: S spares in the pool (default 300), C clients (32), P pairs (3), W
+ * seconds per window (4), the pool's maxProvisioning during the A windows (5, the default). Run
+ * with tools/bench-allocation.sh [S] [C] [P] [W] [maxProvisioning]; the figures in
+ * docs/benchmarks.md come from {@code 300 32} and {@code 120 1}; CI runs {@code 20 4}.
  */
 public final class AllocationBenchmark {
 
   private static final String POOL = "bench";
   private static final int BUILD_PROVISIONING = 100;
+  private static final String TOUCHED = "bench.tenantry.io/touched";
+
+  private record Settings(int spares, int clients, int pairs, double windowSeconds, int drainProvisioning) {
+  }
 
   public static void main(String[] args) {
-    int spares = args.length > 0 ? Integer.parseInt(args[0]) : 300;
-    int clients = args.length > 1 ? Integer.parseInt(args[1]) : 32;
-    int drainProvisioning = args.length > 2 ? Integer.parseInt(args[2]) : 5;
+    Settings settings = new Settings(
+        args.length > 0 ? Integer.parseInt(args[0]) : 300,
+        args.length > 1 ? Integer.parseInt(args[1]) : 32,
+        args.length > 2 ? Integer.parseInt(args[2]) : 3,
+        args.length > 3 ? Double.parseDouble(args[3]) : 4,
+        args.length > 4 ? Integer.parseInt(args[4]) : 5);
     // The figures are the point: the operator's per-object INFO lines would bury them.
     ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME))
         .setLevel(ch.qos.logback.classic.Level.WARN);
     int exit = 1;
-    try (TestCluster cluster = TestClusters.start(ClusterKind.SIMULATED, "tenantry-bench-alloc", 1 + spares / 40);
+    // Named by process, so that runs side by side do not share (and delete) one cluster.
+    String name = "tenantry-bench-alloc-" + ProcessHandle.current().pid();
+    // Allocated tenants keep their pods: room for the pool and every window's allocations, at
+    // kwok's 110 pods a node (a run that outgrew 8 nodes left spares Pending and never refilled).
+    int pods = settings.spares() * (settings.pairs() + 2);
+    try (TestCluster cluster = TestClusters.start(ClusterKind.SIMULATED, name, 1 + pods / 100);
          KubernetesClient admin = cluster.newClient();
+         KubernetesClient updater = cluster.newClient();
          DatastoreEmulator emulator = DatastoreEmulator.start()) {
       Crds.install(admin, Tenant.class.getResource("/META-INF/fabric8/tenants.tenantry.io-v1.yml"));
       Crds.install(admin, SparePool.class.getResource("/META-INF/fabric8/sparepools.tenantry.io-v1.yml"));
@@ -84,7 +113,7 @@ public final class AllocationBenchmark {
       try (Operator operator = new Operator(operatorClient, config, "bench", () -> { }, parts)) {
         operator.start();
         try (AllocationService allocation = AllocationService.start(operator, config, operatorClient, records, Clock.systemUTC())) {
-          run(admin, operator.httpPort(), spares, clients, drainProvisioning);
+          new AllocationBenchmark(admin, updater, parts, operator.httpPort(), settings).run();
           exit = 0;
         }
       }
@@ -97,7 +126,39 @@ public final class AllocationBenchmark {
     }
   }
 
-  private static void run(KubernetesClient admin, int port, int spares, int clients, int drainProvisioning) throws Exception {
+  private final KubernetesClient admin;
+  private final KubernetesClient updater;
+  private final Operator.Parts parts;
+  private final Settings settings;
+  private final HttpClient http;
+  private final URI uri;
+  private int allocated;
+  private int updateSequence;
+
+  private AllocationBenchmark(KubernetesClient admin, KubernetesClient updater, Operator.Parts parts, int port, Settings settings) {
+    this.admin = admin;
+    this.updater = updater;
+    this.parts = parts;
+    this.settings = settings;
+    this.http = HttpClient.newBuilder().executor(Executors.newFixedThreadPool(settings.clients())).build();
+    this.uri = URI.create("http://localhost:" + port + "/v1/allocations");
+  }
+
+  /** One A window and the B window after it, with the writes the API server took during each. */
+  private record Pair(Calls allocations, Calls updates, double refillSeconds, Map<String, Double> allocationWrites,
+      Map<String, Double> updateWrites) {
+    double throughputRatio() {
+      return allocations.perSecond() / updates.perSecond();
+    }
+
+    double p50Ratio() {
+      return allocations.ms(0.50) / updates.ms(0.50);
+    }
+  }
+
+  private void run() throws Exception {
+    int spares = settings.spares();
+    int clients = settings.clients();
     TenantTemplate template = new TenantTemplate();
     template.getApps().add(new AppSpec("web", "registry.example.com/acme/web", "1.0.0", 1, 8080));
     SparePool pool = new SparePool();
@@ -105,62 +166,97 @@ public final class AllocationBenchmark {
     pool.setSpec(new SparePoolSpec(spares, BUILD_PROVISIONING, template));
     long building = System.nanoTime();
     admin.resources(SparePool.class).resource(pool).create();
-    waitForReady(admin, spares);
-    System.out.printf("pool of %d spares built in %.1f s (maxProvisioning %d)%n", spares,
-        (System.nanoTime() - building) / 1e9, BUILD_PROVISIONING);
+    waitForReady();
+    System.out.printf("pool of %d spares built in %.1f s (maxProvisioning %d)%n", spares, (System.nanoTime() - building) / 1e9,
+        BUILD_PROVISIONING);
+    // Warm-up: without it the JIT compiler took most of a core during the first window.
+    Pair warmUp = pair(spares / 3);
+    System.out.printf("warm-up: %.0f allocations/s, %.0f updates/s (not counted)%n", warmUp.allocations().perSecond(),
+        warmUp.updates().perSecond());
+    System.out.printf("%n%d clients, %d spares, %d pairs of %.0f s windows (A: allocations over HTTP, B: plain Tenant updates),"
+        + " maxProvisioning %d during A, refill with %d%n%n", clients, spares, settings.pairs(), settings.windowSeconds(),
+        settings.drainProvisioning(), BUILD_PROVISIONING);
+    System.out.println("| pair | allocations/s | updates/s | ratio | p50 alloc / update | p50 ratio | p99 alloc / update"
+        + " | allocations (non-200) | updates (failed) | refill |");
+    System.out.println("|---|---|---|---|---|---|---|---|---|---|");
+    List<Pair> pairs = new ArrayList<>();
+    for (int i = 0; i < settings.pairs(); i++) {
+      // Printed as it is measured: a run cut short still shows its pairs.
+      Pair p = pair(spares - clients);
+      pairs.add(p);
+      System.out.printf(Locale.ROOT, "| %d | %.0f | %.0f | %.2f | %.1f / %.1f ms | %.2f | %.0f / %.0f ms | %d (%d) | %d (%d) | %.0f s |%n",
+          i + 1, p.allocations().perSecond(), p.updates().perSecond(), p.throughputRatio(),
+          p.allocations().ms(0.50), p.updates().ms(0.50), p.p50Ratio(), p.allocations().ms(0.99), p.updates().ms(0.99),
+          p.allocations().count(), p.allocations().failures(), p.updates().count(), p.updates().failures(), p.refillSeconds());
+    }
+    System.out.printf(Locale.ROOT, "%nmedian of %d pairwise ratios at %d clients: allocations/s ÷ updates/s = %.2f;"
+        + " p50(allocation) ÷ p50(update) = %.2f%n", pairs.size(), clients, median(pairs, Pair::throughputRatio),
+        median(pairs, Pair::p50Ratio));
 
-    HttpClient http = HttpClient.newBuilder().executor(Executors.newFixedThreadPool(clients)).build();
-    URI uri = URI.create("http://localhost:" + port + "/v1/allocations");
-    // Warm-up: a third of the pool at full concurrency, so that connections, the JIT (whose compiler
-    // otherwise takes most of a core during a short drain) and Datastore sessions are warm; then
-    // the pool is refilled before the measured drain.
-    Calls warmUp = drain(http, uri, "warmup-", spares / 3, clients);
-    waitForReady(admin, spares);
-    System.out.printf("warm-up: %d allocations at %.0f/s, pool refilled%n", warmUp.latencies().size(), warmUp.perSecond());
-    admin.resources(SparePool.class).withName(POOL).edit(p -> {
-      p.getSpec().setMaxProvisioning(drainProvisioning);
-      return p;
-    });
-
-    int toAllocate = spares - clients; // Leave some slack: the measured phase never meets an empty pool.
-    Map<String, Double> writesBefore = writes(admin);
-    Calls measured = drain(http, uri, "bench-", toAllocate, clients);
-    Map<String, Double> writesAfter = writes(admin);
-    System.out.printf("allocations: %d by %d clients in %.2f s = %.0f allocations/s; non-200 answers: %d%n",
-        measured.latencies().size(), clients, measured.seconds(), measured.perSecond(), measured.failures());
-    System.out.printf("latency: p50 %.1f ms, p99 %.1f ms, max %.1f ms%n", measured.ms(0.50), measured.ms(0.99), measured.ms(1.0));
-    System.out.println("writes the API server took during the drain (10 or more):");
-    writesAfter.forEach((write, count) -> {
-      double during = count - writesBefore.getOrDefault(write, 0.0);
-      if (during >= 10) {
-        System.out.printf("  %6.0f %s%n", during, write);
+    System.out.println("\nwrites the API server took per allocation (A windows) and per update (B windows), 0.05 or more:");
+    Map<String, Double> perAllocation = perCall(pairs, Pair::allocationWrites, p -> p.allocations().count());
+    Map<String, Double> perUpdate = perCall(pairs, Pair::updateWrites, p -> p.updates().count());
+    Map<String, Double> kinds = new TreeMap<>(perAllocation);
+    perUpdate.forEach(kinds::putIfAbsent);
+    kinds.keySet().forEach(kind -> {
+      double a = perAllocation.getOrDefault(kind, 0.0);
+      double b = perUpdate.getOrDefault(kind, 0.0);
+      if (a >= 0.05 || b >= 0.05) {
+        System.out.printf(Locale.ROOT, "  %5.2f  %5.2f  %s%n", a, b, kind);
       }
     });
+  }
 
+  /**
+   * A window of at most {@code limit} allocations, the refill after it, then a window of plain
+   * updates; each on a settled cluster.
+   */
+  private Pair pair(int limit) throws Exception {
+    maxProvisioning(settings.drainProvisioning());
+    settle();
+    Map<String, Double> before = writes();
+    String prefix = "bench-" + allocated + "-";
+    Calls allocations = measure(limit, i -> allocate(prefix + i) == 200);
+    Map<String, Double> allocationWrites = since(before);
+    allocated += allocations.count();
+    maxProvisioning(BUILD_PROVISIONING);
     long refill = System.nanoTime();
-    waitForReady(admin, spares);
-    System.out.printf("refill: %d spares Ready again %.1f s after the drain ended (maxProvisioning %d)%n", spares,
-        (System.nanoTime() - refill) / 1e9, drainProvisioning);
+    waitForReady();
+    double refillSeconds = (System.nanoTime() - refill) / 1e9;
+    settle();
+    // Each client updates its own share of the Ready spares in turn, keeping what the API server
+    // answered, so that no update conflicts with another client's.
+    List<Tenant> ready = new ArrayList<>(admin.resources(Tenant.class).withLabel(WellKnown.SPARE_POOL, POOL).list().getItems()
+        .stream().filter(Spares::isReady).toList());
+    int clients = settings.clients();
+    before = writes();
+    Calls updates = measure(Integer.MAX_VALUE, i -> {
+      int client = i % clients;
+      int own = (ready.size() - client + clients - 1) / clients;
+      int index = client + clients * ((i / clients) % own);
+      Tenant tenant = ready.get(index);
+      Map<String, String> annotations = new HashMap<>(tenant.getMetadata().getAnnotations() == null ? Map.of()
+          : tenant.getMetadata().getAnnotations());
+      annotations.put(TOUCHED, Integer.toString(updateSequence + i)); // A change: an unchanged object is no write.
+      tenant.getMetadata().setAnnotations(annotations);
+      ready.set(index, updater.resources(Tenant.class).resource(tenant).update());
+      return true;
+    });
+    updateSequence += updates.count();
+    return new Pair(allocations, updates, refillSeconds, allocationWrites, since(before));
+  }
 
-    // The ceiling, for comparison: Tenant updates (one PUT each, as a bind is) sent straight to the
-    // API server, by one client (the floor of an allocation's latency) and by as many as allocated.
-    List<Tenant> ready = admin.resources(Tenant.class).withLabel(WellKnown.SPARE_POOL, POOL).list().getItems().stream()
-        .filter(Spares::isReady).limit(toAllocate).toList();
-    int count = ready.size() / 2;
-    for (int putters : clients == 1 ? new int[] {1} : new int[] {1, clients}) {
-      int first = putters == 1 ? 0 : count; // Each spare is updated once.
-      Calls puts = measure(count, putters, i -> {
-        Tenant tenant = ready.get(first + i);
-        tenant.getMetadata().setAnnotations(new HashMap<>(Map.of("bench.tenantry.io/touched", "true")));
-        admin.resources(Tenant.class).resource(tenant).update();
-        return true;
-      });
-      System.out.printf("ceiling: %d plain Tenant updates by %d clients in %.2f s = %.0f updates/s; p50 %.1f ms, p99 %.1f ms;"
-          + " failed: %d%n", count, putters, puts.seconds(), puts.perSecond(), puts.ms(0.50), puts.ms(0.99), puts.failures());
-    }
+  /** A merge patch: no resourceVersion to conflict with the operator's status writes. */
+  private void maxProvisioning(int max) {
+    admin.resources(SparePool.class).withName(POOL).patch(PatchContext.of(PatchType.JSON_MERGE),
+        "{\"spec\":{\"maxProvisioning\":" + max + "}}");
   }
 
   private record Calls(List<Long> latencies, double seconds, int failures) {
+    int count() {
+      return latencies.size();
+    }
+
     double perSecond() {
       return latencies.size() / seconds;
     }
@@ -175,21 +271,22 @@ public final class AllocationBenchmark {
     boolean call(int i) throws Exception;
   }
 
-  private static Calls drain(HttpClient http, URI uri, String prefix, int count, int clients) throws InterruptedException {
-    return measure(count, clients, i -> allocate(http, uri, prefix + i) == 200);
-  }
-
-  /** Makes count calls from the given number of threads, each as soon as its previous one answered. */
-  private static Calls measure(int count, int threads, Call call) throws InterruptedException {
+  /**
+   * Makes up to {@code limit} calls from the benchmark's number of client threads for one window,
+   * each as soon as its previous one answered. Call i is always made by thread i mod clients.
+   */
+  private Calls measure(int limit, Call call) throws InterruptedException {
+    int threads = settings.clients();
     ConcurrentLinkedQueue<Long> latencies = new ConcurrentLinkedQueue<>();
     AtomicInteger failures = new AtomicInteger();
-    AtomicInteger sequence = new AtomicInteger();
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     long started = System.nanoTime();
+    long deadline = started + (long) (settings.windowSeconds() * 1e9);
+    AtomicInteger made = new AtomicInteger();
     for (int t = 0; t < threads; t++) {
+      int thread = t;
       pool.submit(() -> {
-        int n;
-        while ((n = sequence.getAndIncrement()) < count) {
+        for (int n = thread; n < limit && System.nanoTime() < deadline && made.getAndIncrement() < limit; n += threads) {
           long t0 = System.nanoTime();
           boolean ok;
           try {
@@ -213,8 +310,39 @@ public final class AllocationBenchmark {
     return new Calls(sorted, seconds, failures.get());
   }
 
+  private static double median(List<Pair> pairs, Function<Pair, Double> ratio) {
+    List<Double> sorted = pairs.stream().map(ratio).sorted().toList();
+    int n = sorted.size();
+    return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+  }
+
+  private static Map<String, Double> perCall(List<Pair> pairs, Function<Pair, Map<String, Double>> writes,
+      Function<Pair, Integer> calls) {
+    Map<String, Double> total = new TreeMap<>();
+    pairs.forEach(p -> writes.apply(p).forEach((kind, n) -> total.merge(kind, n, Double::sum)));
+    int count = pairs.stream().mapToInt(calls::apply).sum();
+    total.replaceAll((kind, n) -> n / count);
+    return total;
+  }
+
+  /** Waits until the operator's queues stay empty for a second: the previous window's reaction is over. */
+  private void settle() throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+    int quiet = 0;
+    while (quiet < 5 && System.nanoTime() < deadline) {
+      quiet = parts.queue().len() == 0 && parts.poolQueue().len() == 0 ? quiet + 1 : 0;
+      Thread.sleep(200);
+    }
+  }
+
+  private Map<String, Double> since(Map<String, Double> before) {
+    Map<String, Double> during = writes();
+    during.replaceAll((kind, n) -> n - before.getOrDefault(kind, 0.0));
+    return during;
+  }
+
   /** The API server's count of writes so far, by verb and resource (its request metrics). */
-  private static Map<String, Double> writes(KubernetesClient admin) {
+  private Map<String, Double> writes() {
     Map<String, Double> writes = new TreeMap<>();
     Pattern request = Pattern.compile("^apiserver_request_total\\{.*resource=\"([^\"]*)\".*subresource=\"([^\"]*)\".*"
         + "verb=\"(POST|PUT|PATCH|DELETE)\".*} (\\S+)$");
@@ -228,7 +356,7 @@ public final class AllocationBenchmark {
     return writes;
   }
 
-  private static int allocate(HttpClient http, URI uri, String requestId) throws Exception {
+  private int allocate(String requestId) throws Exception {
     String body = new ObjectMapper().createObjectNode().put("requestId", requestId).put("organization", "Bench " + requestId)
         .put("email", requestId + "@bench.example").put("pool", POOL).toString();
     HttpRequest request = HttpRequest.newBuilder(uri).header("Authorization", "Bearer bench-token")
@@ -236,12 +364,12 @@ public final class AllocationBenchmark {
     return http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
   }
 
-  private static void waitForReady(KubernetesClient admin, int count) throws InterruptedException {
+  private void waitForReady() throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(30);
     while (admin.resources(Tenant.class).withLabel(WellKnown.SPARE_POOL, POOL).list().getItems().stream()
-        .filter(Spares::isReady).count() < count) {
+        .filter(Spares::isReady).count() < settings.spares()) {
       if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("the pool did not reach " + count + " Ready spares in 30 minutes");
+        throw new IllegalStateException("the pool did not reach " + settings.spares() + " Ready spares in 30 minutes");
       }
       Thread.sleep(500);
     }
