@@ -9,6 +9,8 @@ import static org.awaitility.Awaitility.await;
 import com.sun.net.httpserver.HttpServer;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.Gateway;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.api.v1alpha1.TenantState;
@@ -150,12 +152,14 @@ class GatewayTrafficIT {
     await().atMost(CONVERGE).ignoreExceptions().until(() -> get(initech + "." + BASE_DOMAIN).equals(new Answer(200, "acme")));
   }
 
-  /** Sets the shared Gateway's listener to admit routes from {@code from} (All, Same) namespaces. */
+  /**
+   * Sets the shared Gateway's listener to admit routes from {@code from} (All, Same) namespaces. A
+   * JSON patch without a resourceVersion: Traefik writes the Gateway's status meanwhile, and an
+   * edit guarded by the version it read would meet a conflict.
+   */
   private static void allowRoutesFrom(String from) {
-    client.resources(Gateway.class).inNamespace(EDGE).withName("tenantry").edit(g -> {
-      g.getSpec().getListeners().get(0).getAllowedRoutes().getNamespaces().setFrom(from);
-      return g;
-    });
+    client.resources(Gateway.class).inNamespace(EDGE).withName("tenantry").patch(PatchContext.of(PatchType.JSON),
+        "[{\"op\": \"replace\", \"path\": \"/spec/listeners/0/allowedRoutes/namespaces/from\", \"value\": \"" + from + "\"}]");
   }
 
   /** {@code tenant} with its app on the port of the backend {@code name}: only its pods are served there. */
