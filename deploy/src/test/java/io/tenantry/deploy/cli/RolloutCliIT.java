@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import com.google.cloud.datastore.Datastore;
+import io.fabric8.kubernetes.api.model.ResourceQuota;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -479,6 +480,13 @@ class RolloutCliIT {
     }
     for (String name : names) {
       awaitPhase(client, name, TenantPhase.Ready, Duration.ofMinutes(3));
+      if ("tight".equals(plan)) {
+        // A rollout here relies on the quota refusing a second pod: it must count the running one first
+        // (the quota controller's recount can briefly lag behind admission).
+        await().atMost(Duration.ofMinutes(1)).until(() -> client.resources(ResourceQuota.class).inNamespace("tenant-" + name)
+            .list().getItems().stream().anyMatch(q -> q.getStatus() != null && q.getStatus().getUsed() != null
+                && q.getStatus().getUsed().get("pods") != null && "1".equals(q.getStatus().getUsed().get("pods").getAmount())));
+      }
     }
     return names;
   }
