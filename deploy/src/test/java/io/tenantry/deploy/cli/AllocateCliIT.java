@@ -92,11 +92,15 @@ class AllocateCliIT {
     assertThat(taken.status()).isEqualTo(2);
     assertThat(taken.err()).contains("409", "--subdomain: ");
 
-    // The pool is empty now (its replacement is still being built): a clear refusal, exit 1.
-    CliRun none = allocate("--organization", "Globex", "--email", "ops@globex.example", "--pool", "cli");
+    // A pool with no Ready spare: a clear refusal, exit 1. (Not the drained "cli": its replacement
+    // may be Ready by now.)
+    client.resources(SparePool.class).resource(OperatorHarness.sparePool("cli-empty", 0, 1)).create();
+    // Until the allocation API's cache shows the new pool it answers 400 (no such pool), binding nothing.
+    CliRun none = await().atMost(Duration.ofMinutes(1)).until(
+        () -> allocate("--organization", "Globex", "--email", "ops@globex.example", "--pool", "cli-empty"), r -> r.status() != 2);
     assertThat(none.status()).isEqualTo(1);
     assertThat(none.out()).startsWith("request id: tenantctl-");
-    assertThat(none.err()).contains("no Ready spare in pool cli", "--wait");
+    assertThat(none.err()).contains("no Ready spare in pool cli-empty", "--wait");
   }
 
   @Test
