@@ -5,14 +5,9 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.http.BasicBuilder;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.Interceptor;
-import io.tenantry.api.v1alpha1.AppSpec;
-import io.tenantry.api.v1alpha1.DatabaseEngine;
-import io.tenantry.api.v1alpha1.DatabaseSpec;
 import io.tenantry.api.v1alpha1.SparePool;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantPhase;
-import io.tenantry.api.v1alpha1.TenantSpec;
-import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.controller.lifecycle.TenantCleanup;
 import io.tenantry.controller.operator.Operator;
@@ -37,9 +32,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Prints, at N converged tenants (default 1000; each one app and one database, all Ready) on the
@@ -55,8 +47,6 @@ public final class ControllerBenchmark {
   private static final Set<String> OPERATOR_RESOURCES = Set.of("tenants", "namespaces", "roles", "rolebindings",
       "networkpolicies", "resourcequotas", "limitranges", "secrets", "services", "poddisruptionbudgets",
       "statefulsets", "deployments", "events");
-  private static final Pattern REQUEST_TOTAL = Pattern.compile("^apiserver_request_total\\{(.*)} (\\S+)$");
-  private static final Pattern RESOURCE = Pattern.compile("resource=\"([^\"]*)\"");
 
   private final int tenants;
   private final int grownTo;
@@ -108,7 +98,7 @@ public final class ControllerBenchmark {
       Operator.Parts parts = Operator.wire(operatorClient, config, "bench", store, TenantCleanup.NONE, null);
       try (Operator operator = new Operator(operatorClient, config, "bench", () -> { }, parts)) {
         operator.start();
-        waitUntil(operator::isReady, 60);
+        BenchSupport.waitUntil(operator::isReady, 60);
         new ControllerBenchmark(tenants, grownTo, admin, store, parts, operatorRequests, tenantSecretWrites).run();
       } finally {
         operatorClient.close();
@@ -165,31 +155,31 @@ public final class ControllerBenchmark {
     for (int i = from; i < to; i++) {
       String name = "bench-" + i;
       names.add(name);
-      creators.submit(() -> admin.resources(Tenant.class).resource(tenant(name)).create());
+      creators.submit(() -> admin.resources(Tenant.class).resource(BenchSupport.tenant(name)).create());
     }
     creators.shutdown();
     creators.awaitTermination(10, TimeUnit.MINUTES);
-    waitUntil(() -> names.stream().allMatch(n -> {
+    BenchSupport.waitUntil(() -> names.stream().allMatch(n -> {
       Tenant t = parts.cache().tenant(n);
       return t != null && t.getStatus() != null && t.getStatus().getPhase() == TenantPhase.Ready;
     }), 3600);
-    awaitQuiet();
+    BenchSupport.awaitQuiet(operatorRequests::get, parts);
     return (System.nanoTime() - started) / 1e9;
   }
 
   /** A full resync through the queue and workers, counted by the API server itself. */
   private void resync() throws InterruptedException {
-    double serverBefore = serverRequests(admin);
+    double serverBefore = BenchSupport.serverRequests(admin, OPERATOR_RESOURCES);
     long clientBefore = operatorRequests.get();
     double syncsBefore = successfulSyncs();
     names.forEach(parts.queue()::add);
     long resyncStarted = System.nanoTime();
-    waitUntil(() -> successfulSyncs() >= syncsBefore + tenants && parts.queue().len() == 0
+    BenchSupport.waitUntil(() -> successfulSyncs() >= syncsBefore + tenants && parts.queue().len() == 0
         && parts.workers().inProgress() == 0, 600);
     double resyncSeconds = (System.nanoTime() - resyncStarted) / 1e9;
     System.out.printf("full resync (%d tenants through the queue) %.2f s%n", tenants, resyncSeconds);
     System.out.printf("API server requests during the resync      %.0f (apiserver_request_total, operator's resources)%n",
-        serverRequests(admin) - serverBefore);
+        BenchSupport.serverRequests(admin, OPERATOR_RESOURCES) - serverBefore);
     System.out.printf("operator client requests during the resync %d%n", operatorRequests.get() - clientBefore);
   }
 
@@ -200,9 +190,9 @@ public final class ControllerBenchmark {
     long fanOutStarted = System.nanoTime();
     store.put(Scope.template(), "smtp", Map.of("password", "second".getBytes(StandardCharsets.UTF_8)));
     parts.templates().refresh();
-    waitUntil(() -> names.stream().allMatch(n -> !versionBefore.equals(parts.cache().tenant(n).getStatus().getSecretsVersion())), 600);
+    BenchSupport.waitUntil(() -> names.stream().allMatch(n -> !versionBefore.equals(parts.cache().tenant(n).getStatus().getSecretsVersion())), 600);
     double fanOutSeconds = (System.nanoTime() - fanOutStarted) / 1e9;
-    awaitQuiet();
+    BenchSupport.awaitQuiet(operatorRequests::get, parts);
     System.out.printf("one template secret changed: all tenants on the new version after %.2f s, %d secret writes%n",
         fanOutSeconds, tenantSecretWrites.get() - secretWritesBefore);
   }
@@ -229,61 +219,11 @@ public final class ControllerBenchmark {
     return cpu;
   }
 
-  private static Tenant tenant(String name) {
-    Tenant tenant = new Tenant();
-    tenant.getMetadata().setName(name);
-    TenantSpec spec = new TenantSpec();
-    spec.setState(TenantState.Active);
-    spec.setOrganization("Org " + name);
-    spec.setEmail("ops@" + name + ".example");
-    spec.getApps().add(new AppSpec("web", "registry.example.com/acme/web", "1.0.0", 1, 8080));
-    spec.getDatabases().add(new DatabaseSpec("main", DatabaseEngine.POSTGRES, "16.4", "1Gi"));
-    tenant.setSpec(spec);
-    return tenant;
-  }
-
-  /** Waits until the operator has sent no request for 3 s and has nothing queued. */
-  private void awaitQuiet() throws InterruptedException {
-    long last = -1;
-    while (true) {
-      long now = operatorRequests.get();
-      if (now == last && parts.queue().len() == 0 && parts.workers().inProgress() == 0) {
-        return;
-      }
-      last = now;
-      Thread.sleep(3000);
-    }
-  }
-
-  private static double serverRequests(KubernetesClient admin) {
-    double total = 0;
-    for (String line : admin.raw("/metrics").split("\n")) {
-      Matcher m = REQUEST_TOTAL.matcher(line);
-      if (m.matches()) {
-        Matcher resource = RESOURCE.matcher(m.group(1));
-        if (resource.find() && OPERATOR_RESOURCES.contains(resource.group(1))) {
-          total += Double.parseDouble(m.group(2));
-        }
-      }
-    }
-    return total;
-  }
-
   private static long heapAfterGc() throws InterruptedException {
     for (int i = 0; i < 3; i++) {
       System.gc();
       Thread.sleep(200);
     }
     return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
-  }
-
-  private static void waitUntil(BooleanSupplier condition, int seconds) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("timed out after " + seconds + " s");
-      }
-      Thread.sleep(200);
-    }
   }
 }

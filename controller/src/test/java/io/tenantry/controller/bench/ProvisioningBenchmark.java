@@ -11,13 +11,10 @@ import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.Interceptor;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.tenantry.api.v1alpha1.AppSpec;
-import io.tenantry.api.v1alpha1.DatabaseEngine;
 import io.tenantry.api.v1alpha1.DatabaseSpec;
 import io.tenantry.api.v1alpha1.SparePool;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantPhase;
-import io.tenantry.api.v1alpha1.TenantSpec;
-import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.controller.lifecycle.TenantCleanup;
 import io.tenantry.controller.operator.Operator;
@@ -59,7 +56,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -88,8 +84,6 @@ public final class ProvisioningBenchmark {
   private static final Set<String> OWNED_RESOURCES = Set.of("tenants", "namespaces", "rolebindings", "networkpolicies",
       "resourcequotas", "limitranges", "secrets", "configmaps", "services", "poddisruptionbudgets", "statefulsets",
       "deployments", "jobs", "events");
-  private static final Pattern REQUEST_TOTAL = Pattern.compile("^apiserver_request_total\\{(.*)} (\\S+)$");
-  private static final Pattern RESOURCE = Pattern.compile("resource=\"([^\"]*)\"");
   /** A response line of kubectl's -v=6 log. */
   private static final Pattern KUBECTL_RESPONSE = Pattern.compile("\"Response\" verb=\"(\\w+)\" url=\"([^\"]+)\"");
   private static final SecureRandom RANDOM = new SecureRandom();
@@ -188,9 +182,9 @@ public final class ProvisioningBenchmark {
       Operator.Parts parts = Operator.wire(operatorClient, config, "bench", store, TenantCleanup.NONE, null);
       try (Operator operator = new Operator(operatorClient, config, "bench", () -> { }, parts)) {
         operator.start();
-        waitUntil(operator::isReady, 60);
+        BenchSupport.waitUntil(operator::isReady, 60);
         parts.templates().refresh();
-        waitUntil(() -> !parts.cache().templateSecrets().isEmpty(), 60);
+        BenchSupport.waitUntil(() -> !parts.cache().templateSecrets().isEmpty(), 60);
         new ProvisioningBenchmark(cluster, admin, parts, operatorRequests, work).run(config, warmUp, rounds, perRound, nodes);
       } finally {
         operatorClient.close();
@@ -207,17 +201,17 @@ public final class ProvisioningBenchmark {
     // its hot code (JFR, cold run of 2 x 60 tenants: C2 compiler threads used half the JVM's CPU, on
     // the 2 cores the API server needs), which a long-running operator does once.
     tenantryRound("w", warmUp);
-    awaitQuiet();
+    BenchSupport.awaitQuiet(operatorRequests::total, parts);
     applyRound(config, kubeconfig, "w", warmUp);
-    awaitQuiet();
+    BenchSupport.awaitQuiet(operatorRequests::total, parts);
     tenantryMetrics.clear();
     List<Round> tenantry = new ArrayList<>();
     List<Round> apply = new ArrayList<>();
     for (int r = 1; r <= rounds; r++) {
       tenantry.add(tenantryRound(Integer.toString(r), perRound));
-      awaitQuiet();
+      BenchSupport.awaitQuiet(operatorRequests::total, parts);
       apply.add(applyRound(config, kubeconfig, Integer.toString(r), perRound));
-      awaitQuiet();
+      BenchSupport.awaitQuiet(operatorRequests::total, parts);
     }
 
     System.out.println();
@@ -290,13 +284,13 @@ public final class ProvisioningBenchmark {
     ExecutorService creators = Executors.newFixedThreadPool(8);
     try {
       for (var created : creators.invokeAll(names.stream()
-          .map(n -> (Callable<Tenant>) () -> admin.resources(Tenant.class).resource(tenant(n)).create()).toList())) {
+          .map(n -> (Callable<Tenant>) () -> admin.resources(Tenant.class).resource(BenchSupport.tenant(n)).create()).toList())) {
         created.get(); // A failed create fails the run now, not after the wait below.
       }
     } finally {
       creators.shutdown();
     }
-    waitUntil(() -> names.stream().allMatch(n -> {
+    BenchSupport.waitUntil(() -> names.stream().allMatch(n -> {
       Tenant t = parts.cache().tenant(n);
       return t != null && t.getStatus() != null && t.getStatus().getPhase() == TenantPhase.Ready;
     }), 3600);
@@ -318,7 +312,7 @@ public final class ProvisioningBenchmark {
     Path file = work.resolve("round-" + round + ".yaml");
     try (Writer out = Files.newBufferedWriter(file)) {
       for (int i = 0; i < count; i++) {
-        for (HasMetadata object : render(config, tenant("pb" + round + "-" + i))) {
+        for (HasMetadata object : render(config, BenchSupport.tenant("pb" + round + "-" + i))) {
           String yaml = Serialization.asYaml(object);
           appliedObjects++;
           out.write(yaml.startsWith("---") ? yaml : "---\n" + yaml);
@@ -331,7 +325,7 @@ public final class ProvisioningBenchmark {
     double cpuBefore = jvmCpuSeconds();
     long started = System.nanoTime();
     Map<String, Long> requests = kubectlApply(kubeconfig, List.of(file), "round-" + round);
-    waitUntil(() -> watched.stream().allMatch(this::ready), 3600);
+    BenchSupport.waitUntil(() -> watched.stream().allMatch(this::ready), 3600);
     Round result = new Round((System.nanoTime() - started) / 1e9, requests, jvmCpuSeconds() - cpuBefore);
     applied.add(file);
     System.out.printf("round %s, kubectl apply: %d tenants' objects (%d requests) Ready after %.1f s%n", round, count,
@@ -393,22 +387,22 @@ public final class ProvisioningBenchmark {
 
   /** One full resync of the converged tenants of each side, and the requests it took. */
   private void resyncs(Path kubeconfig) throws Exception {
-    double serverBefore = serverRequests();
+    double serverBefore = BenchSupport.serverRequests(admin, OWNED_RESOURCES);
     long clientBefore = operatorRequests.total();
     double syncsBefore = successfulSyncs();
     long started = System.nanoTime();
     tenantryTenants.forEach(parts.queue()::add);
-    waitUntil(() -> successfulSyncs() >= syncsBefore + tenantryTenants.size() && parts.queue().len() == 0
+    BenchSupport.waitUntil(() -> successfulSyncs() >= syncsBefore + tenantryTenants.size() && parts.queue().len() == 0
         && parts.workers().inProgress() == 0, 600);
     double tenantrySeconds = (System.nanoTime() - started) / 1e9;
     long tenantryClient = operatorRequests.total() - clientBefore;
-    double tenantryServer = serverRequests() - serverBefore;
+    double tenantryServer = BenchSupport.serverRequests(admin, OWNED_RESOURCES) - serverBefore;
 
-    serverBefore = serverRequests();
+    serverBefore = BenchSupport.serverRequests(admin, OWNED_RESOURCES);
     started = System.nanoTime();
     long kubectlClient = kubectlApply(kubeconfig, applied, "resync").values().stream().mapToLong(Long::longValue).sum();
     double applySeconds = (System.nanoTime() - started) / 1e9;
-    double applyServer = serverRequests() - serverBefore;
+    double applyServer = BenchSupport.serverRequests(admin, OWNED_RESOURCES) - serverBefore;
 
     System.out.printf("One full resync of the converged tenants (%d per side):%n%n", tenantryTenants.size());
     System.out.println("| | Tenantry (every tenant through the queue) | kubectl apply --server-side of the same files again |");
@@ -436,48 +430,6 @@ public final class ProvisioningBenchmark {
 
   private double successfulSyncs() {
     return parts.registry().get("tenantry.sync").tag("queue", "tenants").tag("result", "success").timer().count();
-  }
-
-  /** Waits until the operator has sent no request for 3 s and has nothing queued, so rounds do not overlap. */
-  private void awaitQuiet() throws InterruptedException {
-    long last = -1;
-    while (true) {
-      long now = operatorRequests.total();
-      if (now == last && parts.queue().len() == 0 && parts.workers().inProgress() == 0) {
-        return;
-      }
-      last = now;
-      Thread.sleep(3000);
-    }
-  }
-
-  /** The API server's own count of requests for the resources tenants are made of. */
-  private double serverRequests() {
-    double total = 0;
-    for (String line : admin.raw("/metrics").split("\n")) {
-      Matcher m = REQUEST_TOTAL.matcher(line);
-      if (m.matches()) {
-        Matcher resource = RESOURCE.matcher(m.group(1));
-        if (resource.find() && OWNED_RESOURCES.contains(resource.group(1))) {
-          total += Double.parseDouble(m.group(2));
-        }
-      }
-    }
-    return total;
-  }
-
-  /** The tenant ControllerBenchmark provisions: one app, one PostgreSQL database. */
-  private static Tenant tenant(String name) {
-    Tenant tenant = new Tenant();
-    tenant.getMetadata().setName(name);
-    TenantSpec spec = new TenantSpec();
-    spec.setState(TenantState.Active);
-    spec.setOrganization("Org " + name);
-    spec.setEmail("ops@" + name + ".example");
-    spec.getApps().add(new AppSpec("web", "registry.example.com/acme/web", "1.0.0", 1, 8080));
-    spec.getDatabases().add(new DatabaseSpec("main", DatabaseEngine.POSTGRES, "16.4", "1Gi"));
-    tenant.setSpec(spec);
-    return tenant;
   }
 
   private static String password() {
@@ -520,16 +472,6 @@ public final class ProvisioningBenchmark {
     Arrays.sort(sorted);
     int n = sorted.length;
     return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-  }
-
-  private static void waitUntil(BooleanSupplier condition, int seconds) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("timed out after " + seconds + " s");
-      }
-      Thread.sleep(200);
-    }
   }
 
   /** The work directory holds the rendered Secrets and the kubeconfig: removed, not left in /tmp. */
