@@ -13,10 +13,6 @@ import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.testsupport.TestCluster;
 import io.tenantry.testsupport.WithCluster;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -33,7 +29,6 @@ class LeaderElectionIT {
 
   private static final int LEASE_SECONDS = 6;
   private static final int RETRY_SECONDS = 1;
-  private static final HttpClient HTTP = HttpClient.newHttpClient();
   private static Path workDir;
   private static KubernetesClient client;
   private static String leaseName;
@@ -61,14 +56,14 @@ class LeaderElectionIT {
     OperatorProcess a = start("operator-a", portA);
     try {
       await().atMost(Duration.ofMinutes(1)).until(() -> "operator-a".equals(holder()));
-      await().atMost(Duration.ofMinutes(1)).until(() -> status(portA, "/readyz") == 200);
+      await().atMost(Duration.ofMinutes(1)).until(() -> OperatorProcess.httpStatus(portA, "/readyz") == 200);
 
       OperatorProcess b = start("operator-b", portB);
       try {
-        await().atMost(Duration.ofMinutes(1)).until(() -> status(portB, "/healthz") == 200);
+        await().atMost(Duration.ofMinutes(1)).until(() -> OperatorProcess.httpStatus(portB, "/healthz") == 200);
         await().pollDelay(Duration.ofSeconds(LEASE_SECONDS)).atMost(Duration.ofSeconds(LEASE_SECONDS + 1)).until(() -> true);
         assertThat(holder()).isEqualTo("operator-a");
-        assertThat(status(portB, "/readyz")).as("the standby is not ready").isEqualTo(503);
+        assertThat(OperatorProcess.httpStatus(portB, "/readyz")).as("the standby is not ready").isEqualTo(503);
 
         String before = uniqueName("led-by-a");
         client.resources(Tenant.class).resource(tenant(before, 1, false)).create();
@@ -87,7 +82,7 @@ class LeaderElectionIT {
         String after = uniqueName("led-by-b");
         client.resources(Tenant.class).resource(tenant(after, 1, false)).create();
         awaitPhase(client, after, TenantPhase.Ready, Duration.ofSeconds(90));
-        assertThat(status(portB, "/readyz")).isEqualTo(200);
+        assertThat(OperatorProcess.httpStatus(portB, "/readyz")).isEqualTo(200);
       } finally {
         // SIGTERM: graceful shutdown, releases the lease
         assertThat(b.stop(Duration.ofSeconds(30))).as("operator-b stops on SIGTERM").isTrue();
@@ -118,15 +113,4 @@ class LeaderElectionIT {
     return lease == null ? null : lease.getSpec().getHolderIdentity();
   }
 
-  private static int status(int port, String path) {
-    try {
-      return HTTP.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).build(),
-          HttpResponse.BodyHandlers.discarding()).statusCode();
-    } catch (IOException e) {
-      return -1;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return -1;
-    }
-  }
 }

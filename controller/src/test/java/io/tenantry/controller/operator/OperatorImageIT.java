@@ -16,9 +16,6 @@ import io.tenantry.testsupport.WithCluster;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -47,7 +44,6 @@ import org.junit.jupiter.api.Test;
 @WithCluster(workloads = true)
 class OperatorImageIT {
 
-  private static final HttpClient HTTP = HttpClient.newHttpClient();
   private static final String SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
   private static final String STORE_DIR = "/var/lib/tenantry/secret-store";
 
@@ -99,9 +95,9 @@ class OperatorImageIT {
 
     try (RootfsProcess operator = RootfsProcess.start(mode, rootfs, image, args, env, log)) {
       try {
-        await().atMost(Duration.ofMinutes(2)).until(() -> !operator.isAlive() || status(probePort, "/readyz") == 200);
+        await().atMost(Duration.ofMinutes(2)).until(() -> !operator.isAlive() || OperatorProcess.httpStatus(probePort, "/readyz") == 200);
         assertThat(operator.isAlive()).as("the operator is running; its log:\n%s", readLog(log)).isTrue();
-        assertThat(status(probePort, "/healthz")).isEqualTo(200);
+        assertThat(OperatorProcess.httpStatus(probePort, "/healthz")).isEqualTo(200);
         Lease lease = client.leases().inNamespace("tenantry-system").withName(leaseName).get();
         assertThat(lease.getSpec().getHolderIdentity()).isEqualTo(identity);
       } finally {
@@ -196,18 +192,6 @@ class OperatorImageIT {
   private static List<String> writtenSince(Map<String, FileTime> before) throws IOException {
     Map<String, FileTime> after = snapshot();
     return after.keySet().stream().filter(p -> !after.get(p).equals(before.get(p))).toList();
-  }
-
-  private static int status(int port, String path) {
-    try {
-      return HTTP.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).timeout(Duration.ofSeconds(5)).build(),
-          HttpResponse.BodyHandlers.discarding()).statusCode();
-    } catch (IOException e) {
-      return -1;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return -1;
-    }
   }
 
   private static int freePort() throws IOException {

@@ -43,10 +43,6 @@ import io.tenantry.testsupport.ClusterKind;
 import io.tenantry.testsupport.TestCluster;
 import io.tenantry.testsupport.TestClusters;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -103,7 +99,6 @@ class OperatorKillIT {
   private static final Duration CONVERGENCE = Duration.ofSeconds(Math.max(180, TENANTS * 3L));
   private static final String OLD = "1.0.0";
   private static final String NEW = "2.0.0";
-  private static final HttpClient HTTP = HttpClient.newHttpClient();
   private static final String CLUSTER = "opkill-" + Long.toString(ProcessHandle.current().pid() % 10000, 36);
   private static final Random RANDOM = new Random(SEED);
 
@@ -248,7 +243,7 @@ class OperatorKillIT {
       if (i >= kills) {
         break;
       }
-      await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(100)).until(() -> status(probePort, "/readyz") == 200);
+      await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(100)).until(() -> OperatorProcess.httpStatus(probePort, "/readyz") == 200);
       int life = RANDOM.nextInt(MAX_LIFE_MILLIS + 1);
       Thread.sleep(life);
       boolean working = !converged.getAsBoolean();
@@ -444,18 +439,6 @@ class OperatorKillIT {
 
   private static double secondsSince(long nanoTime) {
     return (System.nanoTime() - nanoTime) / 1e9;
-  }
-
-  private static int status(int port, String path) {
-    try {
-      return HTTP.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).build(),
-          HttpResponse.BodyHandlers.discarding()).statusCode();
-    } catch (IOException e) {
-      return -1;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return -1;
-    }
   }
 
   /**

@@ -4,6 +4,10 @@ import io.tenantry.testsupport.TestCluster;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,6 +23,8 @@ import java.util.concurrent.TimeUnit;
  */
 final class OperatorProcess implements AutoCloseable {
 
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+
   private final String identity;
   private final Process process;
   private final Path log;
@@ -27,6 +33,19 @@ final class OperatorProcess implements AutoCloseable {
     this.identity = identity;
     this.process = process;
     this.log = log;
+  }
+
+  /** The HTTP status an operator answers at {@code path} of {@code port} on this host; -1 when it does not answer in 5 s. */
+  static int httpStatus(int port, String path) {
+    try {
+      return HTTP.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).timeout(Duration.ofSeconds(5)).build(),
+          HttpResponse.BodyHandlers.discarding()).statusCode();
+    } catch (IOException e) {
+      return -1;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return -1;
+    }
   }
 
   /** Writes the cluster's kubeconfig into {@code workDir}, for every process started there. */
