@@ -33,4 +33,15 @@ public final class Spares {
         && tenant.getStatus().getObservedGeneration() != null
         && tenant.getStatus().getObservedGeneration().equals(tenant.getMetadata().getGeneration());
   }
+
+  /**
+   * Bound to a customer by the allocation API, and not yet reported as such: the tenant's first
+   * sync after the bind has not run (it may be held, {@link SignupPause}).
+   */
+  public static boolean justBound(Tenant tenant) {
+    Map<String, String> annotations = tenant.getMetadata().getAnnotations();
+    return annotations != null && annotations.containsKey(WellKnown.ALLOCATION_REQUEST)
+        && tenant.getSpec() != null && tenant.getSpec().getState() != TenantState.New
+        && tenant.getStatus() != null && tenant.getStatus().getObservedState() == TenantState.New;
+  }
 }

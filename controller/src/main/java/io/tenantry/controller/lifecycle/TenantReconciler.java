@@ -3,6 +3,7 @@ package io.tenantry.controller.lifecycle;
 import static net.logstash.logback.argument.StructuredArguments.kv;
 
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.tenantry.api.Spares;
 import io.tenantry.api.Timestamps;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantPhase;
@@ -17,11 +18,13 @@ import io.tenantry.controller.config.Plan;
 import io.tenantry.controller.events.EventRecorder;
 import io.tenantry.controller.events.EventType;
 import io.tenantry.controller.queue.SyncResult;
+import io.tenantry.controller.queue.Ticker;
 import io.tenantry.controller.resources.TenantContext;
 import io.tenantry.controller.secrets.TemplateState;
 import io.tenantry.controller.status.Reason;
 import io.tenantry.controller.status.StatusBuilder;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Objects;
@@ -52,6 +55,7 @@ public final class TenantReconciler {
   private final ConvergedTenants converged;
   private final Clock clock;
   private final Map<TenantState, StateHandler> handlers = new EnumMap<>(TenantState.class);
+  private final SignupBursts bursts = new SignupBursts(Ticker.system());
 
   /**
    * @param provisioning the work of the states that keep a namespace (New, Active, Frozen, Archived)
@@ -84,6 +88,7 @@ public final class TenantReconciler {
     if (tenant == null) {
       provisioning.forget(name);
       converged.forget(name);
+      bursts.forget(name);
       return SyncResult.done(); // Deleted: nothing of it remains to converge.
     }
     // Nothing about the tenant changed since a sync found it converged: it still is. This is the
@@ -99,6 +104,12 @@ public final class TenantReconciler {
     if (!Finalizer.has(tenant)) {
       writer.writeFinalizers(tenant, Finalizer.added(tenant));
       return SyncResult.done(); // The Tenant changed: its watch event brings it back with a fresh resourceVersion.
+    }
+    if (Spares.justBound(tenant)) {
+      Duration held = bursts.hold(name);
+      if (!held.isZero()) {
+        return SyncResult.after(held);
+      }
     }
     TenantState state = tenant.getSpec().getState();
     Plan plan = config.plans().get(tenant.getSpec().getPlan());

@@ -4,6 +4,7 @@ import static net.logstash.logback.argument.StructuredArguments.kv;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.tenantry.api.SignupPause;
 import io.tenantry.api.Spares;
 import io.tenantry.api.Timestamps;
 import io.tenantry.api.WellKnown;
@@ -42,6 +43,13 @@ import org.slf4j.LoggerFactory;
  * {@link WellKnown#SHORTAGE_AT} on the pool), the pool keeps {@code buffer + maxProvisioning}
  * spares for {@link #SURGE_WINDOW} after that, so that demand which outran the buffer meets a
  * bigger one; afterwards the extra spares are retired like any excess.
+ *
+ * <p>Refill behind signups: while spares are being allocated, replacements and the pool's status
+ * wait for the signups to pause ({@link SignupPause}: a second, at most ten into a burst). Building
+ * a spare costs the API server some twenty writes (its namespace and objects, their statuses, the
+ * pod kube-controller-manager makes), and the status changes with every bind: all of it would
+ * otherwise queue up between the binds of the signups that caused it. A pool emptied by a burst
+ * refills a second after its last bind: signups that find it empty bind nothing.
  */
 public final class SparePoolReconciler {
 
@@ -61,6 +69,8 @@ public final class SparePoolReconciler {
    * them again, beyond maxProvisioning or the buffer (client-go's controllers keep "expectations").
    */
   private final Map<String, Map<String, Instant>> unseenCreates = new ConcurrentHashMap<>();
+  /** By pool, when the refill was first held back for the signups arriving now. */
+  private final Map<String, Instant> heldSince = new ConcurrentHashMap<>();
 
   public SparePoolReconciler(ClusterView cache, SpareWriter writer, Clock clock) {
     this.cache = cache;
@@ -72,6 +82,7 @@ public final class SparePoolReconciler {
     SparePool pool = cache.pool(poolName);
     if (pool == null) {
       unseenCreates.remove(poolName);
+      heldSince.remove(poolName);
       return SyncResult.done(); // A deleted pool stops refilling; its spares stay tenants.
     }
     TenantTemplate template = pool.getSpec().getTemplate();
@@ -79,6 +90,7 @@ public final class SparePoolReconciler {
     int unseen = unseen(poolName, spares);
     List<Tenant> unallocated = new ArrayList<>();
     int allocated = 0;
+    Instant lastSignup = null;
     for (Tenant spare : spares) {
       TenantState state = spare.getSpec().getState();
       if (state == TenantState.New) {
@@ -87,6 +99,9 @@ public final class SparePoolReconciler {
         retire(spare); // One of ours, retired: gone once purged.
       } else if (spare.getSpec().getOrganization() != null) {
         allocated++;
+        // Parsed only for the few bound since the last pause, not for every tenant the pool ever had.
+        Instant at = Spares.justBound(spare) ? allocatedAt(spare) : null;
+        lastSignup = at != null && (lastSignup == null || at.isAfter(lastSignup)) ? at : lastSignup;
       }
     }
     // The newest first: when shrinking, those are the ones least likely to be Ready already.
@@ -107,19 +122,49 @@ public final class SparePoolReconciler {
     }
     int ready = (int) unallocated.stream().filter(Spares::isReady).count();
     int provisioning = unallocated.size() - ready + unseen;
-    int toCreate = Math.min(target - unallocated.size() - unseen, pool.getSpec().getMaxProvisioning() - provisioning);
+    Duration held = refillHeld(poolName, lastSignup);
+    int toCreate = !held.isZero() ? 0
+        : Math.min(target - unallocated.size() - unseen, pool.getSpec().getMaxProvisioning() - provisioning);
     for (int i = 0; i < toCreate; i++) {
       create(pool);
       provisioning++;
       changes++;
     }
-    writeStatus(pool, ready, provisioning, allocated);
+    if (held.isZero()) {
+      writeStatus(pool, ready, provisioning, allocated);
+    }
     if (changes > 0) {
       LOG.info("spare pool converging {} {} {} {} {}", kv("pool", poolName), kv("target", target), kv("ready", ready),
           kv("provisioning", provisioning), kv("created", Math.max(0, toCreate)));
     }
-    // Come back when the surge ends, to retire what it built.
-    return surgeLeft.isZero() ? SyncResult.done() : SyncResult.after(surgeLeft);
+    // Come back when the refill may start, or when the surge ends, to retire what it built.
+    Duration next = held.isZero() ? surgeLeft : surgeLeft.isZero() ? held : min(held, surgeLeft);
+    return next.isZero() ? SyncResult.done() : SyncResult.after(next);
+  }
+
+  /** How much longer replacements and the status wait for the signups arriving now to pause; zero: not at all. */
+  private Duration refillHeld(String poolName, Instant lastSignup) {
+    Instant now = clock.instant();
+    if (lastSignup == null || !SignupPause.inBurst(Duration.between(lastSignup, now))) {
+      heldSince.remove(poolName);
+      return Duration.ZERO;
+    }
+    Instant since = heldSince.computeIfAbsent(poolName, p -> now);
+    return SignupPause.holdLeft(Duration.between(lastSignup, now), Duration.between(since, now));
+  }
+
+  /** When the allocation API bound the spare; null when it was bound otherwise (by hand) or the stamp is unreadable. */
+  private static Instant allocatedAt(Tenant spare) {
+    String stamp = spare.getMetadata().getAnnotations() == null ? null : spare.getMetadata().getAnnotations().get(WellKnown.ALLOCATED_AT);
+    try {
+      return stamp == null ? null : Instant.parse(stamp);
+    } catch (DateTimeParseException e) {
+      return null;
+    }
+  }
+
+  private static <T extends Comparable<T>> T min(T a, T b) {
+    return a.compareTo(b) <= 0 ? a : b;
   }
 
   /** How many spares this process created for the pool that {@code cached} does not show yet; forgets the others. */

@@ -19,7 +19,10 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** The spare pool's decisions: fill the buffer at most maxProvisioning at a time, refill, surge, follow the template, retire. */
@@ -128,6 +131,96 @@ class SparePoolReconcilerTest {
     assertThat(created(log)).isEqualTo(1);
     assertThat(log).noneMatch(w -> w.contains(bound.getMetadata().getName()));
     assertThat(cluster.pool("default").getStatus().getAllocated()).isEqualTo(1);
+  }
+
+  @Test
+  void whileSignupsArriveReplacementsAndTheStatusWaitForAPauseOfASecond() {
+    pool(4, 4, "1.0.0");
+    reconciler.sync("default");
+    allReady();
+    allocate(0, NOW.minusMillis(400));
+    writes.take();
+
+    SyncResult held = reconciler.sync("default");
+    assertThat(writes.take()).as("a signup 0.4 s ago: the replacement and the status wait").isEmpty();
+    assertThat(held.requeueAfter()).as("until a second has passed without one").isEqualTo(Duration.ofMillis(600));
+
+    allocate(1, NOW.minusMillis(200));
+    allocate(2, NOW.minusMillis(100));
+    assertThat(reconciler.sync("default").requeueAfter()).isEqualTo(Duration.ofMillis(900));
+    assertThat(writes.take()).as("three of four gone, still arriving").isEmpty();
+  }
+
+  @Test
+  void aBurstThatGoesOnHoldsTheRefillTenSecondsAtMost() {
+    MovingClock clock = new MovingClock(NOW);
+    SparePoolReconciler reconciler = new SparePoolReconciler(cluster, writes, clock);
+    pool(30, 30, "1.0.0");
+    reconciler.sync("default");
+    allReady();
+    writes.take();
+    for (int i = 0; i < 20; i++) {
+      allocate(i, clock.instant());
+      SyncResult result = reconciler.sync("default");
+      assertThat(writes.take()).as("%d signups in %d ms", i + 1, i * 500).isEmpty();
+      assertThat(result.requeueAfter()).isEqualTo(Duration.ofMillis(Math.min(1000, 10_000 - i * 500)));
+      clock.advance(Duration.ofMillis(500));
+    }
+    allocate(20, clock.instant());
+    reconciler.sync("default");
+    assertThat(created(writes.take())).as("10 s into the burst: replacements for all 21").isEqualTo(21);
+  }
+
+  /** A clock the test moves. */
+  private static final class MovingClock extends Clock {
+    private Instant now;
+
+    MovingClock(Instant now) {
+      this.now = now;
+    }
+
+    void advance(Duration duration) {
+      now = now.plus(duration);
+    }
+
+    @Override
+    public Instant instant() {
+      return now;
+    }
+
+    @Override
+    public ZoneOffset getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(java.time.ZoneId zone) {
+      throw new UnsupportedOperationException();
+    }
+  }
+
+  @Test
+  void replacementsOfSignupsThatPausedAreBuiltAtOnce() {
+    pool(2, 2, "1.0.0");
+    reconciler.sync("default");
+    allReady();
+    allocate(0, NOW.minusSeconds(5));
+    writes.take();
+
+    assertThat(reconciler.sync("default")).isEqualTo(SyncResult.done());
+    assertThat(created(writes.take())).isEqualTo(1);
+  }
+
+  /** Binds a Ready spare to customer i as the allocation API does, stamped with when. */
+  private void allocate(int i, Instant when) {
+    Tenant bound = Serialization.clone(spares().stream().filter(s -> s.getSpec().getState() == TenantState.New)
+        .sorted(Comparator.comparing((Tenant s) -> s.getMetadata().getName())).toList().get(0));
+    bound.getSpec().setState(TenantState.Active);
+    bound.getSpec().setOrganization("Customer " + i);
+    bound.getMetadata().setAnnotations(new HashMap<>(Map.of(WellKnown.ALLOCATION_REQUEST, "signup-" + i,
+        WellKnown.ALLOCATED_AT, when.toString())));
+    bound.getStatus().setObservedState(TenantState.New); // Its first sync since the bind has not run.
+    cluster.putTenant(bound);
   }
 
   @Test

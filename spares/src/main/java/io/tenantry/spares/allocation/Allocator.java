@@ -4,6 +4,7 @@ import static net.logstash.logback.argument.StructuredArguments.kv;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.tenantry.api.SignupPause;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.spares.allocation.AllocationOutcome.Allocated;
 import io.tenantry.spares.allocation.AllocationOutcome.NoSpare;
@@ -19,6 +20,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -29,6 +31,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -62,7 +65,8 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Records agree with the clusters.</b> Each allocation is written to the fleet records
  *       after the answer, off the signup path, and the Tenant is then marked recorded; a process
  *       killed before that leaves an unmarked Tenant, which {@link #recordUnrecorded()} (at start
- *       and every refresh) records.</li>
+ *       and every refresh) records. In a burst of signups the recording waits for them to pause
+ *       ({@link SignupPause}): its marks would otherwise reach the API server between the binds.</li>
  * </ul>
  * A signup therefore costs one Kubernetes write on its path; Datastore transactions (tens of
  * milliseconds each) happen behind it, except for a signup naming a subdomain, whose lookup and
@@ -75,6 +79,8 @@ public final class Allocator implements Allocations, AutoCloseable {
   private static final int MAX_CANDIDATES = 8;
   /** How long an answer is kept in memory for retries the informer cache may not show yet. */
   private static final Duration RECENT = Duration.ofMinutes(1);
+  private static final Comparator<Tenant> LONGEST_STANDING =
+      Comparator.comparing((Tenant t) -> t.getMetadata().getCreationTimestamp()).thenComparing(t -> t.getMetadata().getName());
 
   private final FleetRecords records;
   private final SpareSources directory;
@@ -87,6 +93,9 @@ public final class Allocator implements Allocations, AutoCloseable {
     t.setDaemon(true);
     return t;
   });
+  /** System.nanoTime() of the latest bind by this process; MIN_VALUE before the first. */
+  private volatile long lastBind = Long.MIN_VALUE;
+  private volatile boolean closing;
 
   /** Requests being served, by request id: a concurrent retry waits for the first. */
   private final Map<String, CompletableFuture<AllocationOutcome>> serving = new ConcurrentHashMap<>();
@@ -243,7 +252,16 @@ public final class Allocator implements Allocations, AutoCloseable {
     remember(allocation);
     LOG.info("tenant allocated {} {} {} {}", kv("requestId", allocation.requestId()), kv("tenant", allocation.tenant()),
         kv("cluster", allocation.cluster()), kv("subdomain", allocation.subdomain()));
-    recorder.execute(() -> record(allocation));
+    long bound = System.nanoTime();
+    long previous = lastBind;
+    lastBind = bound;
+    boolean burst = previous != Long.MIN_VALUE && SignupPause.inBurst(Duration.ofNanos(bound - previous));
+    recorder.execute(() -> {
+      if (burst) {
+        awaitSignupPause(bound);
+      }
+      record(allocation);
+    });
     return allocated(allocation, false);
   }
 
@@ -331,6 +349,18 @@ public final class Allocator implements Allocations, AutoCloseable {
     recent.put(allocation.requestId(), allocation);
   }
 
+  /** Waits for the signups of the burst the bind at {@code bound} (its System.nanoTime()) belongs to to pause. */
+  private void awaitSignupPause(long bound) {
+    long slice = Duration.ofMillis(100).toNanos(); // So that close() is not kept waiting.
+    for (long now = System.nanoTime(); !closing; now = System.nanoTime()) {
+      Duration wait = SignupPause.holdLeft(Duration.ofNanos(now - lastBind), Duration.ofNanos(now - bound));
+      if (wait.isZero()) {
+        return;
+      }
+      LockSupport.parkNanos(Math.min(wait.toNanos(), slice));
+    }
+  }
+
   /** Writes the allocation to the fleet records, then marks its Tenant recorded. */
   private void record(Allocation allocation) {
     try {
@@ -392,14 +422,19 @@ public final class Allocator implements Allocations, AutoCloseable {
       Candidate best = null;
       int bestCount = 0;
       for (SpareSource cluster : directory.clusters()) {
-        List<Tenant> available = cluster.readySpares(pool).stream()
-            .filter(t -> !tried.contains(cluster.name() + "/" + t.getMetadata().getName()) && !taken(cluster, t))
-            .toList();
-        if (available.size() > bestCount) {
-          Tenant spare = available.get(0);
-          bestCount = available.size();
-          best = new Candidate(cluster, spare.getMetadata().getName(), spare.getStatus().getNamespace(),
-              spare.getMetadata().getResourceVersion());
+        // One pass, no sorting: every signup of a burst waits here for the ones ahead of it.
+        Tenant oldest = null;
+        int available = 0;
+        for (Tenant spare : cluster.readySpares(pool)) {
+          if (!tried.contains(cluster.name() + "/" + spare.getMetadata().getName()) && !taken(cluster, spare)) {
+            available++;
+            oldest = oldest == null || LONGEST_STANDING.compare(spare, oldest) < 0 ? spare : oldest;
+          }
+        }
+        if (available > bestCount) {
+          bestCount = available;
+          best = new Candidate(cluster, oldest.getMetadata().getName(), oldest.getStatus().getNamespace(),
+              oldest.getMetadata().getResourceVersion());
         }
       }
       if (best != null) {
@@ -441,6 +476,7 @@ public final class Allocator implements Allocations, AutoCloseable {
   /** Lets the allocations already handed to the recorder be written, then stops it. */
   @Override
   public void close() {
+    closing = true;
     recorder.shutdown();
     try {
       recorder.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);

@@ -12,7 +12,6 @@ import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.spares.fleet.Allocation;
 import java.time.Instant;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -28,6 +27,7 @@ import java.util.Optional;
 public final class SpareCluster implements SpareSource, AutoCloseable {
 
   private static final String BY_REQUEST = "allocation-request";
+  private static final String READY_BY_POOL = "ready-by-pool";
 
   private final String name;
   private final KubernetesClient client;
@@ -47,7 +47,7 @@ public final class SpareCluster implements SpareSource, AutoCloseable {
     spares.addIndexers(Map.of(BY_REQUEST, t -> {
       String requestId = annotation(t, WellKnown.ALLOCATION_REQUEST);
       return requestId == null ? List.of() : List.of(requestId);
-    }));
+    }, READY_BY_POOL, t -> Spares.isReady(t) && t.getStatus().getNamespace() != null ? List.of(Spares.pool(t)) : List.of()));
     spares.run();
   }
 
@@ -61,14 +61,10 @@ public final class SpareCluster implements SpareSource, AutoCloseable {
     return spares.hasSynced();
   }
 
-  /** The pool's Ready spares, the longest-standing first (as cached). */
+  /** The pool's Ready spares, as cached (an index the informer keeps: allocated tenants are not looked at). */
   @Override
   public List<Tenant> readySpares(String pool) {
-    return spares.getStore().list().stream()
-        .filter(t -> pool.equals(Spares.pool(t)) && Spares.isReady(t) && t.getStatus().getNamespace() != null)
-        .sorted(Comparator.comparing((Tenant t) -> t.getMetadata().getCreationTimestamp())
-            .thenComparing(t -> t.getMetadata().getName()))
-        .toList();
+    return spares.getIndexer().byIndex(READY_BY_POOL, pool);
   }
 
   /** The cached resourceVersion of a spare, or null when the cache does not hold it. */

@@ -29,7 +29,7 @@ public interface SpareSource {
   /** Whether the cache has read the cluster's spares at least once. */
   boolean isSynced();
 
-  /** The pool's Ready spares, the longest-standing first (as cached). */
+  /** The pool's Ready spares, as cached, in no particular order. */
   List<Tenant> readySpares(String pool);
 
   /** The cached resourceVersion of a spare, or null when the cache does not hold it. */

@@ -183,11 +183,10 @@ final class InMemorySpareCluster implements SpareSource {
 
   @Override
   public synchronized List<Tenant> readySpares(String pool) {
-    // The same selection and order as SpareCluster, on the same Tenant objects.
+    // The same selection as SpareCluster, on the same Tenant objects, newest first: the allocator must choose.
     return cache.values().stream().map(InMemorySpareCluster::tenant)
         .filter(t -> pool.equals(Spares.pool(t)) && Spares.isReady(t) && t.getStatus().getNamespace() != null)
-        .sorted(Comparator.comparing((Tenant t) -> t.getMetadata().getCreationTimestamp())
-            .thenComparing(t -> t.getMetadata().getName()))
+        .sorted(Comparator.comparing((Tenant t) -> t.getMetadata().getCreationTimestamp()).reversed())
         .toList();
   }
 
