@@ -4,7 +4,7 @@
 # (B), P pairs after a warm-up pair, and prints a table per pair and the medians of the pairwise
 # ratios (allocations/s / updates/s, p50 allocation / p50 update), the refill time and the writes
 # the API server took per call. See docs/benchmarks.md.
-# Usage: tools/bench-allocation.sh [S spares, 300] [C clients, 32] [P pairs, 3] [W seconds, 4]
+# Usage: tools/bench-allocation.sh [S spares, 1000] [C clients, 32] [P pairs, 3] [W seconds, 4]
 #        [the pool's maxProvisioning during the allocation windows, 5]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

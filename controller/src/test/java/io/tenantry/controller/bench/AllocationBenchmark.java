@@ -1,6 +1,7 @@
 package io.tenantry.controller.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.management.OperatingSystemMXBean;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
@@ -22,10 +23,14 @@ import io.tenantry.testsupport.ClusterKind;
 import io.tenantry.testsupport.Crds;
 import io.tenantry.testsupport.TestCluster;
 import io.tenantry.testsupport.TestClusters;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.net.HttpURLConnection;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -49,24 +54,31 @@ import java.util.regex.Pattern;
  * Compares the allocation API with the ceiling of the API server it writes to, side by side in one
  * run, because the machine is shared and its speed drifts by a third between runs. Side A: C HTTP
  * clients allocate from a warm pool of Ready spares as fast as they can (each signup is one
- * resourceVersion-guarded Tenant update, and causes the operator's writes behind it). Side B: C
- * clients of the same kind (closed loop, one thread each, the fabric8 client the operator binds
- * with) send plain Tenant updates (an annotation, one PUT each, as a bind is) to the same API
- * server. The sides alternate, A B A B ..., for P pairs of W seconds each, after an unmeasured
- * warm-up pair (connections, the JIT). Each side starts on a settled cluster: after A the pool
- * refills with maxProvisioning 100 (that time is printed; at the pool's own maxProvisioning the
- * refill of a window took minutes on a busy machine) and both sides wait for the operator's queues
- * to empty. An A window also stops once it has allocated S − C spares, so it never meets an empty
- * pool; the warm-up's after S / 3. A B window makes as many calls as the A window before it made.
+ * resourceVersion-guarded Tenant update, and causes the operator's writes behind it). The clients
+ * are blocking {@link HttpURLConnection}s with a kept-alive connection each: the JDK's
+ * {@code java.net.http.HttpClient} cost this 2-core machine about 3 ms of CPU per call, more than
+ * the allocator and its bind. Side B: C clients of the same kind (closed loop, one thread each, the
+ * fabric8 client the operator binds with) send plain Tenant updates to the same API server, shaped
+ * as a bind is (one PUT at the resourceVersion, no managedFields, no status; an annotation
+ * changed). The sides alternate, A B A B ..., for P pairs of W seconds each, after an unmeasured
+ * warm-up pair as long as the others (connections, the JIT: a profile of the first pair after a
+ * third-size warm-up found half of this JVM's CPU in the JIT compilers). Each side starts on a
+ * settled cluster: after A the pool refills with maxProvisioning 100 (that time is printed; at the
+ * pool's own maxProvisioning the refill of a window took minutes on a busy machine) and both sides
+ * wait for the operator's queues to empty. An A window also stops once it has allocated S − C spares, so it never meets an empty
+ * pool. A B window makes as many calls as the A window before it made.
  *
  * <p>Prints a table per pair and the medians of the pairwise ratios: allocations/s ÷ updates/s,
- * and p50(allocation) ÷ p50(update); with the writes the API server took per allocation and per
- * update (its own {@code apiserver_request_total}).
+ * and p50(allocation) ÷ p50(update); the CPU each call took in this JVM (the operator and both
+ * sides' clients) and in the rest of the machine (API server, etcd, kwok); with the writes the API
+ * server took per allocation and per update (its own {@code apiserver_request_total}).
  *
- * <p>Arguments, all optional: S spares in the pool (default 300), C clients (32), P pairs (3), W
- * seconds per window (4), the pool's maxProvisioning during the A windows (5, the default). Run
- * with tools/bench-allocation.sh [S] [C] [P] [W] [maxProvisioning]; the figures in
- * docs/benchmarks.md come from {@code 300 32} and {@code 120 1}; CI runs {@code 20 4}.
+ * <p>Arguments, all optional: S spares in the pool (default 1000: enough for W seconds of
+ * allocations; with 300, an A window at 32 clients ended after about 1.3 s, and single pairs swung
+ * from 0.6 to 1.3), C clients (32), P pairs (3), W seconds per window (4), the pool's
+ * maxProvisioning during the A windows (5, the default). Run with tools/bench-allocation.sh [S] [C]
+ * [P] [W] [maxProvisioning]; the figures in docs/benchmarks.md come from {@code 1000 32} and
+ * {@code 1000 1}; CI runs {@code 20 4}.
  */
 public final class AllocationBenchmark {
 
@@ -79,7 +91,7 @@ public final class AllocationBenchmark {
 
   public static void main(String[] args) {
     Settings settings = new Settings(
-        args.length > 0 ? Integer.parseInt(args[0]) : 300,
+        args.length > 0 ? Integer.parseInt(args[0]) : 1000,
         args.length > 1 ? Integer.parseInt(args[1]) : 32,
         args.length > 2 ? Integer.parseInt(args[2]) : 3,
         args.length > 3 ? Double.parseDouble(args[3]) : 4,
@@ -87,6 +99,8 @@ public final class AllocationBenchmark {
     // The figures are the point: the operator's per-object INFO lines would bury them.
     ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME))
         .setLevel(ch.qos.logback.classic.Level.WARN);
+    // One kept-alive connection per signup client (the JDK keeps 5 per host by default).
+    System.setProperty("http.maxConnections", Integer.toString(settings.clients()));
     int exit = 1;
     // Named by process, so that runs side by side do not share (and delete) one cluster.
     String name = "tenantry-bench-alloc-" + ProcessHandle.current().pid();
@@ -126,12 +140,14 @@ public final class AllocationBenchmark {
     }
   }
 
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final OperatingSystemMXBean OS = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+
   private final KubernetesClient admin;
   private final KubernetesClient updater;
   private final Operator.Parts parts;
   private final Settings settings;
-  private final HttpClient http;
-  private final URI uri;
+  private final URL url;
   private int allocated;
   private int updateSequence;
 
@@ -140,8 +156,11 @@ public final class AllocationBenchmark {
     this.updater = updater;
     this.parts = parts;
     this.settings = settings;
-    this.http = HttpClient.newBuilder().executor(Executors.newFixedThreadPool(settings.clients())).build();
-    this.uri = URI.create("http://localhost:" + port + "/v1/allocations");
+    try {
+      this.url = new URL("http://localhost:" + port + "/v1/allocations");
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   /** One A window and the B window after it, with the writes the API server took during each. */
@@ -169,24 +188,26 @@ public final class AllocationBenchmark {
     waitForReady();
     System.out.printf("pool of %d spares built in %.1f s (maxProvisioning %d)%n", spares, (System.nanoTime() - building) / 1e9,
         BUILD_PROVISIONING);
-    // Warm-up: without it the JIT compiler took most of a core during the first window.
-    Pair warmUp = pair(spares / 3);
+    // Warm-up as long as a pair: without it the JIT compilers took most of a core during the first windows.
+    Pair warmUp = pair(spares - clients);
     System.out.printf("warm-up: %.0f allocations/s, %.0f updates/s (not counted)%n", warmUp.allocations().perSecond(),
         warmUp.updates().perSecond());
     System.out.printf("%n%d clients, %d spares, %d pairs of %.0f s windows (A: allocations over HTTP, B: plain Tenant updates),"
         + " maxProvisioning %d during A, refill with %d%n%n", clients, spares, settings.pairs(), settings.windowSeconds(),
         settings.drainProvisioning(), BUILD_PROVISIONING);
     System.out.println("| pair | allocations/s | updates/s | ratio | p50 alloc / update | p50 ratio | p99 alloc / update"
-        + " | allocations (non-200) | updates (failed) | refill |");
-    System.out.println("|---|---|---|---|---|---|---|---|---|---|");
+        + " | CPU per alloc / update: JVM | rest | allocations (non-200) | updates (failed) | refill |");
+    System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|");
     List<Pair> pairs = new ArrayList<>();
     for (int i = 0; i < settings.pairs(); i++) {
       // Printed as it is measured: a run cut short still shows its pairs.
       Pair p = pair(spares - clients);
       pairs.add(p);
-      System.out.printf(Locale.ROOT, "| %d | %.0f | %.0f | %.2f | %.1f / %.1f ms | %.2f | %.0f / %.0f ms | %d (%d) | %d (%d) | %.0f s |%n",
+      System.out.printf(Locale.ROOT, "| %d | %.0f | %.0f | %.2f | %.1f / %.1f ms | %.2f | %.0f / %.0f ms | %.1f / %.1f ms"
+          + " | %.1f / %.1f ms | %d (%d) | %d (%d) | %.0f s |%n",
           i + 1, p.allocations().perSecond(), p.updates().perSecond(), p.throughputRatio(),
           p.allocations().ms(0.50), p.updates().ms(0.50), p.p50Ratio(), p.allocations().ms(0.99), p.updates().ms(0.99),
+          p.allocations().jvmCpuMs(), p.updates().jvmCpuMs(), p.allocations().restCpuMs(), p.updates().restCpuMs(),
           p.allocations().count(), p.allocations().failures(), p.updates().count(), p.updates().failures(), p.refillSeconds());
     }
     System.out.printf(Locale.ROOT, "%nmedian of %d pairwise ratios at %d clients: allocations/s ÷ updates/s = %.2f;"
@@ -224,8 +245,8 @@ public final class AllocationBenchmark {
     waitForReady();
     double refillSeconds = (System.nanoTime() - refill) / 1e9;
     settle();
-    // Each client updates its own share of the Ready spares in turn, keeping what the API server
-    // answered, so that no update conflicts with another client's.
+    // Each client updates its own share of the Ready spares in turn, at the resourceVersion the API
+    // server answered, so that no update conflicts with another client's.
     List<Tenant> ready = new ArrayList<>(admin.resources(Tenant.class).withLabel(WellKnown.SPARE_POOL, POOL).list().getItems()
         .stream().filter(Spares::isReady).toList());
     int clients = settings.clients();
@@ -241,6 +262,9 @@ public final class AllocationBenchmark {
           : tenant.getMetadata().getAnnotations());
       annotations.put(TOUCHED, Integer.toString(updateSequence + i)); // A change: an unchanged object is no write.
       tenant.getMetadata().setAnnotations(annotations);
+      // What a bind sends: the operator's cache keeps no managedFields, and a bind writes no status.
+      tenant.getMetadata().setManagedFields(null);
+      tenant.setStatus(null);
       ready.set(index, updater.resources(Tenant.class).resource(tenant).update());
       return true;
     });
@@ -254,9 +278,21 @@ public final class AllocationBenchmark {
         "{\"spec\":{\"maxProvisioning\":" + max + "}}");
   }
 
-  private record Calls(List<Long> latencies, double seconds, int failures) {
+  /**
+   * One window's calls: their latencies, sorted; its length; the calls that failed; and the CPU
+   * seconds this JVM and the rest of the machine used meanwhile.
+   */
+  private record Calls(List<Long> latencies, double seconds, int failures, double jvmCpu, double restCpu) {
     int count() {
       return latencies.size();
+    }
+
+    double jvmCpuMs() {
+      return jvmCpu * 1000 / count();
+    }
+
+    double restCpuMs() {
+      return restCpu * 1000 / count();
     }
 
     double perSecond() {
@@ -285,6 +321,8 @@ public final class AllocationBenchmark {
     long started = System.nanoTime();
     long deadline = started + (long) (settings.windowSeconds() * 1e9);
     AtomicInteger made = new AtomicInteger();
+    long jvmBefore = OS.getProcessCpuTime();
+    long machineBefore = machineCpuNanos();
     for (int t = 0; t < threads; t++) {
       int thread = t;
       pool.submit(() -> {
@@ -307,9 +345,27 @@ public final class AllocationBenchmark {
     pool.shutdown();
     pool.awaitTermination(10, TimeUnit.MINUTES);
     double seconds = (System.nanoTime() - started) / 1e9;
+    double jvm = (OS.getProcessCpuTime() - jvmBefore) / 1e9;
+    double machine = (machineCpuNanos() - machineBefore) / 1e9;
     List<Long> sorted = new ArrayList<>(latencies);
     Collections.sort(sorted);
-    return new Calls(sorted, seconds, failures.get());
+    return new Calls(sorted, seconds, failures.get(), jvm, Math.max(0, machine - jvm));
+  }
+
+  /** The CPU time all processes have used since boot (the first line of /proc/stat, in USER_HZ ticks). */
+  private static long machineCpuNanos() {
+    try {
+      String[] ticks = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+      long busy = 0;
+      for (int i = 1; i < ticks.length; i++) {
+        if (i != 4 && i != 5) { // idle and iowait
+          busy += Long.parseLong(ticks[i]);
+        }
+      }
+      return busy * 10_000_000L; // USER_HZ is 100 on Linux
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   private static double median(List<Pair> pairs, Function<Pair, Double> ratio) {
@@ -358,12 +414,26 @@ public final class AllocationBenchmark {
     return writes;
   }
 
-  private int allocate(String requestId) throws Exception {
-    String body = new ObjectMapper().createObjectNode().put("requestId", requestId).put("organization", "Bench " + requestId)
-        .put("email", requestId + "@bench.example").put("pool", POOL).toString();
-    HttpRequest request = HttpRequest.newBuilder(uri).header("Authorization", "Bearer bench-token")
-        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build();
-    return http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+  /** One signup: its answer is read to the end, so the connection is kept for the client's next call. */
+  private int allocate(String requestId) throws IOException {
+    byte[] body = JSON.createObjectNode().put("requestId", requestId).put("organization", "Bench " + requestId)
+        .put("email", requestId + "@bench.example").put("pool", POOL).toString().getBytes(StandardCharsets.UTF_8);
+    HttpURLConnection connection = (HttpURLConnection) url.openConnection();
+    connection.setRequestMethod("POST");
+    connection.setDoOutput(true);
+    connection.setFixedLengthStreamingMode(body.length);
+    connection.setRequestProperty("Authorization", "Bearer bench-token");
+    connection.setRequestProperty("Content-Type", "application/json");
+    try (OutputStream out = connection.getOutputStream()) {
+      out.write(body);
+    }
+    int code = connection.getResponseCode();
+    try (InputStream in = code < 400 ? connection.getInputStream() : connection.getErrorStream()) {
+      if (in != null) {
+        in.readAllBytes();
+      }
+    }
+    return code;
   }
 
   private void waitForReady() throws InterruptedException {

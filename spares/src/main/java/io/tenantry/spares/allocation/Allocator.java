@@ -105,10 +105,10 @@ public final class Allocator implements Allocations, AutoCloseable {
   private final Map<String, CompletableFuture<Void>> claiming = new ConcurrentHashMap<>();
 
   private final Object picker = new Object();
-  /** cluster/tenant of spares being bound by this process; guarded by {@link #picker}. */
-  private final Set<String> inFlight = new HashSet<>();
-  /** cluster/tenant → resourceVersion of spares bound by this process that the cache still shows as spares. */
-  private final Map<String, String> justBound = new HashMap<>();
+  /** Spares being bound by this process; guarded by {@link #picker}. */
+  private final Set<SpareKey> inFlight = new HashSet<>();
+  /** The resourceVersion of spares bound by this process that the cache still shows as spares. */
+  private final Map<SpareKey, String> justBound = new HashMap<>();
 
   /**
    * @param directory the clusters to take spares from: in the operator, the {@link ClusterDirectory}
@@ -125,9 +125,13 @@ public final class Allocator implements Allocations, AutoCloseable {
     this.registry = registry;
   }
 
+  /** A spare of one cluster: what the picker looks up for every Ready spare, so no string is built for it. */
+  private record SpareKey(String cluster, String tenant) {
+  }
+
   private record Candidate(SpareSource cluster, String tenant, String namespace, String resourceVersion) {
-    String key() {
-      return cluster.name() + "/" + tenant;
+    SpareKey key() {
+      return new SpareKey(cluster.name(), tenant);
     }
   }
 
@@ -195,7 +199,7 @@ public final class Allocator implements Allocations, AutoCloseable {
 
   /** Binds a Ready spare of the request's pool, with {@code hostname} (when not null) claimed for it first. */
   private AllocationOutcome bindAny(AllocationRequest request, String hostname) {
-    Set<String> tried = new HashSet<>();
+    Set<SpareKey> tried = new HashSet<>();
     for (int tries = 0; tries < MAX_CANDIDATES; tries++) {
       Candidate candidate = pick(request.pool(), tried);
       if (candidate == null) {
@@ -417,7 +421,7 @@ public final class Allocator implements Allocations, AutoCloseable {
    * The one picker: reserves the Ready spare of the pool that has stood longest, in the cluster with
    * the most Ready spares of that pool, under a lock that covers no I/O.
    */
-  private Candidate pick(String pool, Set<String> tried) {
+  private Candidate pick(String pool, Set<SpareKey> tried) {
     synchronized (picker) {
       Candidate best = null;
       int bestCount = 0;
@@ -426,7 +430,8 @@ public final class Allocator implements Allocations, AutoCloseable {
         Tenant oldest = null;
         int available = 0;
         for (Tenant spare : cluster.readySpares(pool)) {
-          if (!tried.contains(cluster.name() + "/" + spare.getMetadata().getName()) && !taken(cluster, spare)) {
+          SpareKey key = new SpareKey(cluster.name(), spare.getMetadata().getName());
+          if (!tried.contains(key) && !taken(key, spare)) {
             available++;
             oldest = oldest == null || LONGEST_STANDING.compare(spare, oldest) < 0 ? spare : oldest;
           }
@@ -445,8 +450,7 @@ public final class Allocator implements Allocations, AutoCloseable {
   }
 
   /** Whether this process is binding the spare, or bound it and the cache has not caught up. */
-  private boolean taken(SpareSource cluster, Tenant spare) {
-    String key = cluster.name() + "/" + spare.getMetadata().getName();
+  private boolean taken(SpareKey key, Tenant spare) {
     if (inFlight.contains(key)) {
       return true;
     }
@@ -462,8 +466,7 @@ public final class Allocator implements Allocations, AutoCloseable {
       }
       // Entries the cache has moved past are dropped, so the map stays as small as the cache lag.
       justBound.entrySet().removeIf(e -> {
-        String[] parts = e.getKey().split("/", 2);
-        String cached = directory.cluster(parts[0]).map(c -> c.cachedResourceVersion(parts[1])).orElse(null);
+        String cached = directory.cluster(e.getKey().cluster()).map(c -> c.cachedResourceVersion(e.getKey().tenant())).orElse(null);
         return !e.getValue().equals(cached);
       });
     }
