@@ -30,6 +30,7 @@ import io.tenantry.controller.rollout.RolloutGate;
 import io.tenantry.controller.routing.TenantRouting;
 import io.tenantry.controller.secrets.TemplateState;
 import io.tenantry.controller.secrets.TenantSecrets;
+import io.tenantry.controller.status.Conditions;
 import io.tenantry.controller.status.Reason;
 import io.tenantry.controller.status.RoutingStatus;
 import io.tenantry.controller.status.SecretsStatus;
@@ -68,7 +69,10 @@ public final class Provisioning {
   private final TemplateState templates;
   private final TenantRouting routing;
   private final Clock clock;
-  /** Tenants whose rollout passed its deadline, with the generation that did. */
+  /**
+   * Tenants whose rollout passed its deadline, with the generation that did: until the cache shows
+   * that in the tenant's status (which outlives this process, see {@link #failedThisGeneration}).
+   */
   private final Map<String, Long> timedOut = new ConcurrentHashMap<>();
 
   public Provisioning(ClusterView cache, Converger converger, RolloutGate gate, TenantSecrets secrets,
@@ -158,10 +162,28 @@ public final class Provisioning {
   private Decision decide(TenantContext ctx, ChangePlan plan, List<HasMetadata> desired) {
     String name = ctx.name();
     boolean rolledOut = desired.stream().filter(WORKLOAD).allMatch(this::rolledOut);
-    Long failedGeneration = timedOut.get(name);
-    boolean failedThisGeneration = failedGeneration != null && failedGeneration.equals(ctx.tenant().getMetadata().getGeneration());
-    return RolloutDecision.withoutSlot(plan.writes(WORKLOAD), rolledOut, failedThisGeneration)
+    return RolloutDecision.withoutSlot(plan.writes(WORKLOAD), rolledOut, failedThisGeneration(ctx))
         .orElseGet(() -> RolloutDecision.withSlot(gate.acquire(name) ? Optional.of(gate.remaining(name)) : Optional.empty()));
+  }
+
+  /**
+   * Whether the tenant's current generation passed its rollout deadline. Read from its status too:
+   * after a restart, a Degraded tenant must not take a slot and wait out a second deadline. Not
+   * while it holds a slot: it is rolling out again (the plan wrote a workload), and a lagging cache
+   * still shows the old verdict.
+   */
+  private boolean failedThisGeneration(TenantContext ctx) {
+    Long generation = ctx.tenant().getMetadata().getGeneration();
+    if (generation == null) {
+      return false;
+    }
+    if (generation.equals(timedOut.get(ctx.name()))) {
+      return true;
+    }
+    TenantStatus status = ctx.tenant().getStatus();
+    return status != null && !gate.holds(ctx.name()) && Conditions.find(status.getConditions(), Conditions.READY)
+        .filter(ready -> Reason.RolloutTimedOut.name().equals(ready.getReason()) && generation.equals(ready.getObservedGeneration()))
+        .isPresent();
   }
 
   private Outcome execute(TenantContext ctx, Workloads workloads, ChangePlan plan, Decision decision,

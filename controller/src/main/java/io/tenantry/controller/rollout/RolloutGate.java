@@ -89,6 +89,10 @@ public final class RolloutGate {
     release(tenant, false);
   }
 
+  public synchronized boolean holds(String tenant) {
+    return holders.containsKey(tenant);
+  }
+
   /** Time left before the holder's deadline (zero or negative: passed); null when it holds no slot. */
   public synchronized Duration remaining(String tenant) {
     Long since = holders.get(tenant);

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.controller.queue.SyncResult;
@@ -18,6 +20,18 @@ class ProvisioningTest {
 
   private static boolean workload(String write) {
     return write.contains("Deployment ") || write.contains("StatefulSet ");
+  }
+
+  /** One rollout slot, and {@code tenant}'s rollout just passed its deadline (60 s) and made it Degraded. */
+  private static SyncFixture pastItsDeadline(String tenant) {
+    SyncFixture f = new SyncFixture(1);
+    f.tenant(tenant);
+    f.sync(tenant);
+    f.sync(tenant); // Takes the slot; its workloads never roll out.
+    f.nanos.addAndGet(TimeUnit.SECONDS.toNanos(61));
+    f.sync(tenant);
+    f.writes.take();
+    return f;
   }
 
   private static Condition condition(Tenant tenant, String type) {
@@ -70,6 +84,42 @@ class ProvisioningTest {
     f.cluster.rollOut("acme");
     f.sync("acme");
     assertThat(f.cluster.tenant("acme").getStatus().getPhase()).as("recovers once rolled out").isEqualTo(TenantPhase.Ready);
+  }
+
+  @Test
+  void aTenantPastItsDeadlineStaysDegradedAfterARestartAndLeavesTheSlotToOthers() {
+    SyncFixture f = pastItsDeadline("acme").restarted();
+    assertThat(f.sync("acme")).as("its status says this generation passed its deadline").isEqualTo(SyncResult.withBackoff());
+    assertThat(f.writes.take()).isEmpty();
+    assertThat(condition(f.cluster.tenant("acme"), Conditions.READY).getReason()).isEqualTo("RolloutTimedOut");
+    assertThat(f.gate.inFlight()).as("no second deadline to wait out").isZero();
+    f.tenant("next");
+    f.sync("next");
+    f.sync("next");
+    assertThat(f.writes.take()).as("the one slot is free for the next tenant").anyMatch(ProvisioningTest::workload);
+
+    f.cluster.rollOut("next");
+    f.sync("next");
+    f.edit("acme", t -> t.getSpec().getApps().get(0).setVersion("1.0.1"));
+    f.sync("acme");
+    assertThat(f.gate.inFlight()).as("a new generation rolls out again").isEqualTo(1);
+    assertThat(f.writes.take()).anyMatch(ProvisioningTest::workload);
+  }
+
+  @Test
+  void aTenantRollingOutAgainIsNotStoppedByTheDeadlineVerdictALaggingCacheStillShows() {
+    SyncFixture f = pastItsDeadline("acme");
+    Tenant timedOut = Serialization.clone(f.cluster.tenant("acme"));
+    assertThat(condition(timedOut, Conditions.READY).getReason()).isEqualTo("RolloutTimedOut");
+    // Its Deployment deleted by hand: the same generation rolls out again, holding a slot.
+    f.cluster.removeOwned(f.cluster.get(Deployment.class, "tenant-acme", "app-web"));
+    assertThat(f.sync("acme").requeueAfter()).isNotNull();
+    f.writes.take();
+    f.cluster.putTenant(timedOut); // The cache has not caught up with that sync's status yet.
+
+    assertThat(f.sync("acme").requeueAfter()).as("looked at again at its new deadline, not with backoff").isNotNull();
+    assertThat(f.gate.inFlight()).isEqualTo(1);
+    assertThat(f.writes.take()).noneMatch(w -> w.contains("Degraded"));
   }
 
   @Test

@@ -32,10 +32,12 @@ import java.util.function.Consumer;
  */
 final class SyncFixture {
 
-  final FakeCluster cluster = new FakeCluster();
-  final Writes writes = new Writes(cluster);
-  final InMemorySecretStore store = new InMemorySecretStore();
+  final FakeCluster cluster;
+  final Writes writes;
+  final InMemorySecretStore store;
   final OperatorConfig config;
+  private final int rolloutSlots;
+  private final RoutingMode routingMode;
   final AtomicLong nanos = new AtomicLong();
   final List<String> woken = new ArrayList<>();
   final List<String> purgedRecords = new ArrayList<>();
@@ -67,8 +69,18 @@ final class SyncFixture {
 
   /** With {@code configYaml} laid over the defaults, and tenants routed by {@code routingMode} (claims within the cluster). */
   SyncFixture(int rolloutSlots, String configYaml, RoutingMode routingMode) {
-    config = OperatorConfig.defaults().with("{maxConcurrentRollouts: %d, rolloutDeadlineSeconds: 60}".formatted(rolloutSlots))
-        .with(configYaml);
+    this(OperatorConfig.defaults().with("{maxConcurrentRollouts: %d, rolloutDeadlineSeconds: 60}".formatted(rolloutSlots))
+        .with(configYaml), rolloutSlots, routingMode, new FakeCluster(), new InMemorySecretStore());
+  }
+
+  private SyncFixture(OperatorConfig config, int rolloutSlots, RoutingMode routingMode, FakeCluster cluster,
+      InMemorySecretStore store) {
+    this.config = config;
+    this.rolloutSlots = rolloutSlots;
+    this.routingMode = routingMode;
+    this.cluster = cluster;
+    this.writes = new Writes(cluster);
+    this.store = store;
     Clock clock = Clock.fixed(Instant.parse("2026-03-01T10:00:00Z"), ZoneOffset.UTC);
     gate = new RolloutGate(rolloutSlots, Duration.ofSeconds(config.rolloutDeadlineSeconds()), woken::add,
         new SimpleMeterRegistry(), nanos::get);
@@ -88,6 +100,11 @@ final class SyncFixture {
 
   SyncFixture() {
     this(10);
+  }
+
+  /** The operator restarted: a new reconciler and rollout gate, nothing in memory, over the same cluster and store. */
+  SyncFixture restarted() {
+    return new SyncFixture(config, rolloutSlots, routingMode, cluster, store);
   }
 
   /** An Active tenant with one app (web, 2 replicas) and one PostgreSQL database (main), stored in the cluster. */

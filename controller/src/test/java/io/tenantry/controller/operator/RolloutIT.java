@@ -119,7 +119,7 @@ class RolloutIT {
   }
 
   @Test
-  void aRolloutThatNeverBecomesReadyEndsDegradedAfterItsDeadline() {
+  void aRolloutThatNeverBecomesReadyEndsDegradedAfterItsDeadlineAndStaysSoAcrossARestart() throws Exception {
     // The "tight" plan admits one pod: the new version's pod can never start next to the old one.
     String stuck = uniqueName("stuck");
     Tenant tenant = tenant(stuck, 1, false);
@@ -141,6 +141,15 @@ class RolloutIT {
     assertThat(done.getStatus().getPhase()).isEqualTo(TenantPhase.Ready);
     assertThat(done.getStatus().getVersions()).isEqualTo("web=2.0.0");
     assertThat(harness.parts.registry().get("tenantry.rollout.timeouts").counter().count()).isGreaterThanOrEqualTo(1);
+    assertThat(harness.parts.registry().get("tenantry.rollouts.in.flight").gauge().value()).isZero();
+
+    // A restarted operator has no memory of the deadline; the tenant's status has it.
+    harness.restart();
+    harness.parts.queue().add(stuck);
+    harness.awaitIdle();
+    Tenant restarted = client.resources(Tenant.class).withName(stuck).get();
+    assertThat(restarted.getStatus().getPhase()).as("no second deadline to wait out").isEqualTo(TenantPhase.Degraded);
+    assertThat(restarted.getStatus().getConditions().get(0).getReason()).isEqualTo("RolloutTimedOut");
     assertThat(harness.parts.registry().get("tenantry.rollouts.in.flight").gauge().value()).isZero();
   }
 
