@@ -72,3 +72,14 @@ release namespace for the Lease, the mounted token file, the mounted store by de
 {{- end -}}
 {{- toYaml $config -}}
 {{- end -}}
+
+{{/* The namespaces the configuration names (OperatorConfig's defaults when values.config is silent). */}}
+{{- define "tenantry.namespacePrefix" -}}
+{{ .Values.config.namespacePrefix | default "tenant-" }}
+{{- end -}}
+{{- define "tenantry.templateNamespace" -}}
+{{ .Values.config.templateNamespace | default "tenantry-templates" }}
+{{- end -}}
+{{- define "tenantry.edgeNamespace" -}}
+{{ .Values.config.edgeNamespace | default "tenantry-edge" }}
+{{- end -}}

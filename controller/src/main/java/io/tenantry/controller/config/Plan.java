@@ -2,18 +2,26 @@ package io.tenantry.controller.config;
 
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.tenantry.api.v1alpha1.Patterns;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * What a plan gives a tenant: the namespace's ResourceQuota ({@code quota}, any quota resource
- * name to a quantity), the LimitRange defaults for containers that set no resources, and where
- * its pods may connect beyond their namespace and DNS ({@code egress}). Immutable.
+ * name to a quantity, with object counts the plan does not name at {@link #DEFAULT_OBJECT_COUNTS}),
+ * the LimitRange defaults for containers that set no resources, where its pods may connect beyond
+ * their namespace and DNS ({@code egress}), and what its pods may ask of the nodes (priority class,
+ * tolerations, user namespaces), which the admission policy holds every pod of the namespace to.
+ * Immutable.
  */
 public record Plan(
-    @JsonPropertyDescription("ResourceQuota hard limits, e.g. requests.cpu: 2.")
+    @JsonPropertyDescription("ResourceQuota hard limits, e.g. requests.cpu: 2. Object counts it does not name get their defaults:"
+        + " count/secrets 100, count/configmaps 100, count/services 50, count/serviceaccounts 20, count/deployments.apps 50,"
+        + " count/statefulsets.apps 20, count/jobs.batch 100, count/replicasets.apps 200 (16 apps, the most a tenant has,"
+        + " each keeping 10 old ReplicaSets and one rolling out, and 24 of the tenant's own).")
     Map<String, String> quota,
     @JsonPropertyDescription("LimitRange default requests of a container.")
     Map<String, String> defaultRequest,
@@ -22,14 +30,56 @@ public record Plan(
     @JsonPropertyDescription("StorageClass of database volumes; empty for the cluster's default.")
     String storageClassName,
     @JsonPropertyDescription("Destinations the tenant's pods may reach besides their own namespace and the cluster DNS; none: nothing else.")
-    List<EgressRule> egress) {
+    List<EgressRule> egress,
+    @JsonPropertyDescription("PriorityClass of the tenant's pods; empty: none. No pod of the tenant's namespace may name another.")
+    String priorityClassName,
+    @JsonPropertyDescription("Tolerations of the tenant's pods; none: no taint is tolerated (but node not-ready and unreachable)."
+        + " No pod of the tenant's namespace may carry another.")
+    List<PlanToleration> tolerations,
+    @JsonPropertyDescription("false: every pod of the tenant runs in a Kubernetes user namespace (spec.hostUsers: false), so"
+        + " its root and UIDs map to unprivileged, per-pod host IDs; the nodes need Linux 6.3 or newer, a container runtime"
+        + " that supports user namespaces (containerd 2.0, CRI-O 1.25) and the UserNamespacesSupport feature (on by default"
+        + " from Kubernetes 1.33). Default true: the host's user IDs.")
+    Boolean hostUsers) {
+
+  /** The object counts a plan's quota holds at these unless it names them: enough that etcd cannot be filled by one tenant. */
+  public static final Map<String, String> DEFAULT_OBJECT_COUNTS = defaultObjectCounts();
 
   public Plan {
-    quota = frozen(quota);
+    quota = frozen(withDefaultCounts(quota));
     defaultRequest = frozen(defaultRequest);
     defaultLimit = frozen(defaultLimit);
     egress = egress == null ? List.of() : List.copyOf(egress);
+    priorityClassName = priorityClassName == null ? "" : priorityClassName;
+    tolerations = tolerations == null ? List.of() : List.copyOf(tolerations);
+    hostUsers = hostUsers == null ? Boolean.TRUE : hostUsers;
   }
+
+  /** This plan with {@code quota} instead of its own. */
+  public Plan withQuota(Map<String, String> quota) {
+    return new Plan(quota, defaultRequest, defaultLimit, storageClassName, egress, priorityClassName, tolerations, hostUsers);
+  }
+
+  private static Map<String, String> defaultObjectCounts() {
+    Map<String, String> counts = new LinkedHashMap<>();
+    counts.put("count/secrets", "100");
+    counts.put("count/configmaps", "100");
+    counts.put("count/services", "50");
+    counts.put("count/serviceaccounts", "20");
+    counts.put("count/deployments.apps", "50");
+    counts.put("count/statefulsets.apps", "20");
+    counts.put("count/jobs.batch", "100");
+    counts.put("count/replicasets.apps", "200");
+    return Collections.unmodifiableMap(counts);
+  }
+
+  private static Map<String, String> withDefaultCounts(Map<String, String> quota) {
+    Map<String, String> merged = new LinkedHashMap<>(quota == null ? Map.of() : quota);
+    DEFAULT_OBJECT_COUNTS.forEach(merged::putIfAbsent);
+    return merged;
+  }
+
+  private static final Pattern DNS_SUBDOMAIN = Pattern.compile(Patterns.DNS_SUBDOMAIN);
 
   private static Map<String, String> frozen(Map<String, String> values) {
     return values == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(values));
@@ -41,6 +91,12 @@ public record Plan(
     checkQuantities(path + ".defaultLimit", defaultLimit, errors);
     for (int i = 0; i < egress.size(); i++) {
       egress.get(i).validate(path + ".egress[" + i + "]", errors);
+    }
+    if (!priorityClassName.isEmpty() && !DNS_SUBDOMAIN.matcher(priorityClassName).matches()) {
+      errors.add(path + ".priorityClassName: '" + priorityClassName + "' is not a PriorityClass name");
+    }
+    for (int i = 0; i < tolerations.size(); i++) {
+      tolerations.get(i).validate(path + ".tolerations[" + i + "]", errors);
     }
   }
 

@@ -123,14 +123,14 @@ public final class AppPod {
         .withVolumeMounts(mounts)
         .withResources(resources(app))
         .withSecurityContext(PodSecurity.container(readOnlyRoot));
-    return new PodSpecBuilder()
+    return PodPolicy.placed(new PodSpecBuilder()
         .withAutomountServiceAccountToken(false)
         .withEnableServiceLinks(false)
         .withRestartPolicy(restartPolicy)
         .withSecurityContext(PodSecurity.pod(null))
         .withContainers(container.build())
         .withVolumes(volumes)
-        .build();
+        .build(), ctx.plan());
   }
 
   /** Ready once serving: an HTTP GET on readinessPath, or a TCP connection to the port when the app names no path. */

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.EnvVarBuilder;
 import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.PodSpecBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
@@ -110,12 +111,12 @@ public final class DatabaseModel {
         .withNewSelector().withMatchLabels(selector).endSelector()
         .withNewTemplate()
         .withNewMetadata().withLabels(podLabels).endMetadata()
-        .withNewSpec()
-        .withAutomountServiceAccountToken(false)
-        .withSecurityContext(PodSecurity.pod(DATABASE_USER))
-        .withContainers(container)
-        .withVolumes(PodSecurity.scratchVolumes(engine.writableDirs()))
-        .endSpec()
+        .withSpec(PodPolicy.placed(new PodSpecBuilder()
+            .withAutomountServiceAccountToken(false)
+            .withSecurityContext(PodSecurity.pod(DATABASE_USER))
+            .withContainers(container)
+            .withVolumes(PodSecurity.scratchVolumes(engine.writableDirs()))
+            .build(), ctx.plan()))
         .endTemplate()
         .addNewVolumeClaimTemplate()
         .withNewMetadata().withName(DATA).withLabels(Labels.workload(ctx.name(), Labels.COMPONENT_DATABASE, db.getName())).endMetadata()

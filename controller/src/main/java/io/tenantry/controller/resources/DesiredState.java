@@ -12,7 +12,7 @@ import java.util.Map;
 /**
  * Everything a tenant should have in the cluster, as a pure function of its spec, plan, the
  * operator's settings and its secrets. Ordered so that what others depend on comes first:
- * namespace, role bindings, guardrails, secrets, identity, databases, apps.
+ * namespace, the pod policy's parameters, role bindings, guardrails, secrets, identity, databases, apps.
  */
 public final class DesiredState {
 
@@ -29,6 +29,7 @@ public final class DesiredState {
       Workloads workloads, Map<String, String> versions) {
     List<HasMetadata> objects = new ArrayList<>();
     objects.add(NamespaceModel.namespace(ctx));
+    objects.add(PodPolicy.parameters(ctx));
     objects.addAll(RbacModel.roleBindings(ctx));
     objects.addAll(NetworkPolicyModel.networkPolicies(ctx));
     objects.add(QuotaModel.resourceQuota(ctx));

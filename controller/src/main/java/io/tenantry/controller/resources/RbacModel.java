@@ -2,6 +2,8 @@ package io.tenantry.controller.resources;
 
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.SubjectBuilder;
+import io.tenantry.api.v1alpha1.TenantState;
 import java.util.List;
 
 /**
@@ -20,6 +22,7 @@ import java.util.List;
 public final class RbacModel {
 
   public static final List<String> ACCESS_LEVELS = List.of("admin", "operator", "viewer");
+  private static final String VIEWER = "viewer";
 
   private RbacModel() {
   }
@@ -29,13 +32,26 @@ public final class RbacModel {
     return "tenantry-tenant-" + level;
   }
 
+  /**
+   * One binding per level; while the tenant is Frozen or Archived, one binding of the viewer role to
+   * every level's group: a tenant that is not running is looked at, not changed (nor can its people
+   * start workloads or fill its quota meanwhile).
+   */
   public static List<RoleBinding> roleBindings(TenantContext ctx) {
-    return ACCESS_LEVELS.stream().map(level -> new RoleBindingBuilder()
+    TenantState state = ctx.tenant().getSpec().getState();
+    if (state == TenantState.Frozen || state == TenantState.Archived) {
+      return List.of(binding(ctx, VIEWER, ACCESS_LEVELS));
+    }
+    return ACCESS_LEVELS.stream().map(level -> binding(ctx, level, List.of(level))).toList();
+  }
+
+  private static RoleBinding binding(TenantContext ctx, String level, List<String> groups) {
+    return new RoleBindingBuilder()
         .withMetadata(ctx.meta(Names.role(level)))
         .withNewRoleRef().withApiGroup("rbac.authorization.k8s.io").withKind("ClusterRole").withName(clusterRole(level))
         .endRoleRef()
-        .addNewSubject().withApiGroup("rbac.authorization.k8s.io").withKind("Group")
-        .withName("tenantry:" + ctx.name() + ":" + level).endSubject()
-        .build()).toList();
+        .withSubjects(groups.stream().map(group -> new SubjectBuilder().withApiGroup("rbac.authorization.k8s.io")
+            .withKind("Group").withName("tenantry:" + ctx.name() + ":" + group).build()).toList())
+        .build();
   }
 }

@@ -63,6 +63,24 @@ class OperatorConfigTest {
   }
 
   @Test
+  void aPlansPodSettingsAreCheckedFieldByField() {
+    assertThatThrownBy(() -> OperatorConfig.parse("""
+        plans:
+          standard:
+            priorityClassName: Gold_Tier
+            tolerations:
+              - {key: dedicated, operator: Exists, value: gold}
+              - {key: "bad key", effect: Sometimes}
+              - {operator: Equal}
+        """))
+        .hasMessage("invalid operator configuration: plans.standard.priorityClassName: 'Gold_Tier' is not a PriorityClass name;"
+            + " plans.standard.tolerations[0].value: must be empty with operator Exists;"
+            + " plans.standard.tolerations[1].key: 'bad key' is not a taint key (a qualified name such as dedicated or example.com/tier);"
+            + " plans.standard.tolerations[1].effect: must be NoSchedule, PreferNoSchedule, NoExecute or empty, got 'Sometimes';"
+            + " plans.standard.tolerations[2].key: required with operator Equal");
+  }
+
+  @Test
   void theHttpListenersHaveDefaultsAndOutOfRangeLimitsAreNamed() {
     OperatorConfig config = OperatorConfig.defaults();
     assertThat(config.httpPort()).isEqualTo(8080);

@@ -156,8 +156,7 @@ public final class OperatorHarness implements AutoCloseable {
     Map<String, String> quota = new LinkedHashMap<>(standard.quota());
     quota.put("pods", Integer.toString(pods));
     Map<String, Plan> plans = new LinkedHashMap<>(config.plans());
-    plans.put("tight", new Plan(quota, standard.defaultRequest(), standard.defaultLimit(), standard.storageClassName(),
-        standard.egress()));
+    plans.put("tight", standard.withQuota(quota));
     return config.with(Serialization.asJson(Map.of("plans", plans)));
   }
 

@@ -78,7 +78,7 @@ class DesiredStateTest {
   void anActiveTenantGetsItsWholeStackInDependencyOrder() {
     List<HasMetadata> objects = desired(context(tenant(), OperatorConfig.defaults()), CREDENTIALS, List.of(), Workloads.RUNNING);
     assertThat(keys(objects)).containsExactly(
-        "Namespace/tenant-acme",
+        "Namespace/tenant-acme", "ConfigMap/tenantry-pod-policy",
         "RoleBinding/tenant-admin", "RoleBinding/tenant-operator", "RoleBinding/tenant-viewer",
         "NetworkPolicy/default-deny", "NetworkPolicy/allow-same-namespace", "NetworkPolicy/allow-from-edge",
         "NetworkPolicy/allow-dns", "NetworkPolicy/allow-egress",
@@ -288,6 +288,66 @@ class DesiredStateTest {
       assertThat(b.getSubjects()).singleElement().satisfies(s -> assertThat(s.getKind()).isEqualTo("Group"));
       assertThat(b.getRoleRef().getApiGroup()).isEqualTo("rbac.authorization.k8s.io");
     });
+  }
+
+  @ParameterizedTest
+  @CsvSource({"Frozen", "Archived"})
+  void aTenantThatIsNotRunningBindsEveryLevelAsViewerOnly(TenantState state) {
+    Tenant tenant = tenant();
+    tenant.getSpec().setState(state);
+    assertThat(RbacModel.roleBindings(context(tenant, OperatorConfig.defaults()))).singleElement().satisfies(b -> {
+      assertThat(b.getMetadata().getName()).isEqualTo("tenant-viewer");
+      assertThat(b.getRoleRef().getName()).isEqualTo("tenantry-tenant-viewer");
+      assertThat(b.getSubjects()).extracting(s -> s.getKind() + "/" + s.getName())
+          .containsExactly("Group/tenantry:acme:admin", "Group/tenantry:acme:operator", "Group/tenantry:acme:viewer");
+    });
+  }
+
+  @Test
+  void thePlansObjectCountsBoundWhatATenantCanStoreWithDefaultsForThoseItOmits() {
+    OperatorConfig config = OperatorConfig.defaults().with("""
+        plans: {standard: {quota: {pods: "5", count/secrets: "7"}}}""");
+    ResourceQuota quota = QuotaModel.resourceQuota(context(tenant(), config));
+    assertThat(quota.getSpec().getHard()).containsEntry("pods", new Quantity("5")).containsEntry("count/secrets", new Quantity("7"))
+        .containsEntry("count/configmaps", new Quantity("100")).containsEntry("count/services", new Quantity("50"))
+        .containsEntry("count/serviceaccounts", new Quantity("20")).containsEntry("count/deployments.apps", new Quantity("50"))
+        .containsEntry("count/statefulsets.apps", new Quantity("20")).containsEntry("count/jobs.batch", new Quantity("100"))
+        .containsEntry("count/replicasets.apps", new Quantity("200"));
+  }
+
+  @Test
+  void everyPodTheOperatorMakesAsksOfTheNodesWhatThePlanGivesAndThePolicyParametersSayTheSame() {
+    OperatorConfig config = OperatorConfig.defaults().with("""
+        plans: {standard: {priorityClassName: tenant-gold, hostUsers: false,
+                           tolerations: [{key: dedicated, value: gold, effect: NoSchedule}, {key: spot, operator: Exists}]}}""");
+    TenantContext ctx = context(tenant(), config);
+    List<HasMetadata> objects = desired(ctx, CREDENTIALS, List.of(), Workloads.RUNNING);
+    List<PodSpec> pods = new java.util.ArrayList<>();
+    objects.stream().filter(o -> o instanceof Deployment).forEach(o -> pods.add(((Deployment) o).getSpec().getTemplate().getSpec()));
+    objects.stream().filter(o -> o instanceof StatefulSet).forEach(o -> pods.add(((StatefulSet) o).getSpec().getTemplate().getSpec()));
+    assertThat(pods).hasSize(4).allSatisfy(pod -> {
+      assertThat(pod.getPriorityClassName()).isEqualTo("tenant-gold");
+      assertThat(pod.getHostUsers()).isFalse();
+      assertThat(pod.getTolerations()).extracting(t -> t.getKey() + "|" + t.getOperator() + "|" + t.getValue() + "|" + t.getEffect())
+          .containsExactly("dedicated|Equal|gold|NoSchedule", "spot|Exists|null|null");
+    });
+    io.fabric8.kubernetes.api.model.ConfigMap parameters = PodPolicy.parameters(ctx);
+    assertThat(parameters.getMetadata().getLabels()).containsEntry("tenantry.io/policy", "pods").containsEntry(Labels.MANAGED_BY, "tenantry");
+    assertThat(parameters.getData()).containsExactly(Map.entry("priorityClassName", "tenant-gold"),
+        Map.entry("tolerations", "dedicated|Equal|gold|NoSchedule,spot|Exists||"), Map.entry("hostUsers", "false"));
+  }
+
+  @Test
+  void byDefaultPodsAskForNoPriorityNoTolerationAndTheHostsUsers() {
+    TenantContext ctx = context(tenant(), OperatorConfig.defaults());
+    Deployment web = (Deployment) desired(ctx, CREDENTIALS, List.of(), Workloads.RUNNING).stream()
+        .filter(o -> o instanceof Deployment).findFirst().orElseThrow();
+    PodSpec pod = web.getSpec().getTemplate().getSpec();
+    assertThat(pod.getPriorityClassName()).isNull();
+    assertThat(pod.getTolerations()).isEmpty();
+    assertThat(pod.getHostUsers()).isNull();
+    assertThat(PodPolicy.parameters(ctx).getData()).containsExactly(Map.entry("priorityClassName", ""),
+        Map.entry("tolerations", ""), Map.entry("hostUsers", "true"));
   }
 
   @Test

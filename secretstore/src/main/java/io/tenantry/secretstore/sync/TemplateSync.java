@@ -104,8 +104,11 @@ public final class TemplateSync {
         continue; // Deleted since it was listed: the next sync removes its copy.
       }
       if (!namespaceEnsured) {
+        // Pod Security restricted like every namespace the operator makes (no pod runs here; the
+        // policy confining the operator's account admits no other namespace of its making).
         apply(new NamespaceBuilder().withNewMetadata().withName(namespace)
-            .addToLabels(WellKnown.MANAGED_BY, WellKnown.MANAGER).endMetadata().build());
+            .addToLabels(WellKnown.MANAGED_BY, WellKnown.MANAGER)
+            .addToLabels("pod-security.kubernetes.io/enforce", "restricted").endMetadata().build());
         namespaceEnsured = true;
       }
       Secret desired = templateSecret(namespace, stored);
