@@ -152,8 +152,29 @@ class HelmChartTest {
         .asText()).contains("'system:serviceaccount:ops:tenants'");
     assertThat(find(objects, "ValidatingAdmissionPolicy", "tenantry-operator-bindings").at("/spec/matchConditions/0/expression")
         .asText()).contains("'system:serviceaccount:ops:tenants'");
-    assertThat(ofKind(objects, "ValidatingAdmissionPolicyBinding")).hasSize(5);
+    for (String policy : List.of("tenantry-operator-namespaces", "tenantry-operator-writes")) {
+      assertThat(find(objects, "ValidatingAdmissionPolicy", policy).at("/spec/matchConditions/0/expression").asText())
+          .contains("'system:serviceaccount:ops:tenants'");
+    }
+    assertThat(find(objects, "ValidatingAdmissionPolicy", "tenantry-operator-writes").at("/spec/validations/0/expression").asText())
+        .contains("'ops'");
+    assertThat(ofKind(objects, "ValidatingAdmissionPolicyBinding")).hasSize(ofKind(objects, "ValidatingAdmissionPolicy").size())
+        .extracting(b -> b.at("/spec/validationActions/0").asText()).containsOnly("Deny");
     assertThat(render("--set", "admissionPolicies.enabled=false")).noneMatch(o -> o.get("kind").asText().startsWith("Validating"));
+  }
+
+  @Test
+  void theOperatorsAccountIsConfinedToTheNamespacesTheConfigurationNames() {
+    List<JsonNode> objects = render("--set", "config.namespacePrefix=cust-", "--set", "config.templateNamespace=tmpl",
+        "--set", "config.edgeNamespace=gateway");
+    String namespaces = find(objects, "ValidatingAdmissionPolicy", "tenantry-operator-namespaces").at("/spec/validations").toString();
+    assertThat(namespaces).contains("'cust-' + variables.tenant").contains("request.name == 'tmpl'").contains("startsWith('cust-')");
+    String writes = find(objects, "ValidatingAdmissionPolicy", "tenantry-operator-writes").at("/spec/validations/0/expression").asText();
+    assertThat(writes).contains("request.namespace == 'tmpl'").contains("request.namespace == 'gateway'");
+    assertThat(find(objects, "ValidatingAdmissionPolicy", "tenantry-operator-writes").at("/spec/variables/1/expression").asText())
+        .contains("'cust-' + variables.namespaceLabels['tenantry.io/tenant']");
+    assertThat(find(objects, "ValidatingAdmissionPolicyBinding", "tenantry-tenant-pods").at("/spec/paramRef/selector/matchLabels")
+        .toString()).contains("\"tenantry.io/policy\":\"pods\"");
   }
 
   @Test

@@ -8,6 +8,18 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.LifecycleBuilder;
+import io.fabric8.kubernetes.api.model.ProbeBuilder;
+import io.fabric8.kubernetes.api.model.ResourceQuota;
+import io.fabric8.kubernetes.api.model.TolerationBuilder;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.tenantry.controller.config.Plan;
+import java.util.LinkedHashMap;
 import io.fabric8.kubernetes.api.model.ContainerPortBuilder;
 import io.fabric8.kubernetes.api.model.EndpointsBuilder;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
@@ -55,6 +67,11 @@ import org.junit.jupiter.api.function.Executable;
 class HostileTenantIT {
 
   private static final Duration CONVERGE = Duration.ofSeconds(90);
+  /**
+   * The plan's count/configmaps here: the operator makes two (identity, pod policy) and Kubernetes
+   * one (kube-root-ca.crt), so a tenant may make two of its own.
+   */
+  private static final int CONFIG_MAPS = 5;
   private static OperatorHarness harness;
   private static KubernetesClient client;
   private static TestCluster cluster;
@@ -69,7 +86,8 @@ class HostileTenantIT {
     cluster = testCluster;
     client = kubernetesClient;
     // Its own template namespace: other test classes leave their templates in the default one.
-    harness = new OperatorHarness(cluster, OperatorConfig.defaults().with("templateNamespace: tenantry-templates-hostile"));
+    harness = new OperatorHarness(cluster, withConfigMapCount(
+        OperatorConfig.defaults().with("templateNamespace: tenantry-templates-hostile"), CONFIG_MAPS));
     OperatorHarness.installAdmissionPolicy(client);
     acme = uniqueName("acme");
     globex = uniqueName("globex");
@@ -156,27 +174,32 @@ class HostileTenantIT {
   void theOperatorsLabelsCannotBeRemovedToHideAnObjectFromIt() {
     assertThatThrownBy(() -> admin.apps().deployments().inNamespace(ns(acme)).withName("app-web")
         .edit(d -> { d.getMetadata().getLabels().remove("app.kubernetes.io/managed-by"); return d; }))
-        .hasMessageContaining("may not set, change or remove them on Deployment app-web");
+        .hasMessageContaining("Deployment app-web"); // refused both as a label change and as a write to a managed object
     Deployment web = client.apps().deployments().inNamespace(ns(acme)).withName("app-web").get();
     assertThat(web.getMetadata().getLabels()).containsEntry("app.kubernetes.io/managed-by", "tenantry");
   }
 
   @Test
   void servicesCannotBypassTheEdge() {
-    Service loadBalancer = new ServiceBuilder().withNewMetadata().withName("lb").endMetadata()
-        .withNewSpec().withType("LoadBalancer").addNewPort().withPort(80).endPort().endSpec().build();
-    assertThatThrownBy(() -> admin.services().inNamespace(ns(acme)).resource(loadBalancer).create())
-        .hasMessageContaining("exceeded quota").hasMessageContaining("services.loadbalancers");
-    Service nodePort = new ServiceBuilder(loadBalancer).editMetadata().withName("np").endMetadata()
-        .editSpec().withType("NodePort").endSpec().build();
-    assertThatThrownBy(() -> admin.services().inNamespace(ns(acme)).resource(nodePort).create())
-        .hasMessageContaining("exceeded quota").hasMessageContaining("services.nodeports");
-    Service external = new ServiceBuilder(loadBalancer).editMetadata().withName("ext").endMetadata()
-        .editSpec().withType("ClusterIP").withExternalIPs("203.0.113.7").endSpec().build();
-    assertThatThrownBy(() -> admin.services().inNamespace(ns(acme)).resource(external).create())
-        .hasMessageContaining("spec.externalIPs is refused in tenant namespaces");
+    Service clusterIp = new ServiceBuilder().withNewMetadata().withName("svc").endMetadata()
+        .withNewSpec().addNewPort().withPort(80).endPort().endSpec().build();
+    Map<String, Service> refused = Map.of(
+        "spec.type LoadBalancer is refused", service(clusterIp, "lb", s -> s.getSpec().setType("LoadBalancer")),
+        "spec.type NodePort is refused", service(clusterIp, "np", s -> s.getSpec().setType("NodePort")),
+        "spec.type ExternalName is refused", service(clusterIp, "en", s -> {
+          s.getSpec().setType("ExternalName");
+          s.getSpec().setExternalName("kubernetes.default.svc.cluster.local");
+          s.getSpec().setPorts(null);
+        }),
+        "spec.externalIPs is refused in tenant namespaces", service(clusterIp, "ext", s -> s.getSpec().setExternalIPs(List.of("203.0.113.7"))),
+        "the annotations external-dns.alpha.kubernetes.io/* are refused", service(clusterIp, "dns", s -> s.getMetadata()
+            .setAnnotations(Map.of("external-dns.alpha.kubernetes.io/hostname", "login.company.example"))));
+    refused.forEach((message, service) -> assertThatThrownBy(() -> admin.services().inNamespace(ns(acme)).resource(service).create())
+        .as(message).hasMessageContaining("Service " + service.getMetadata().getName() + ": " + message));
     assertThat(client.services().inNamespace(ns(acme)).list().getItems()).extracting(s -> s.getMetadata().getName())
-        .doesNotContain("lb", "np", "ext");
+        .doesNotContain("lb", "np", "en", "ext", "dns");
+    // The tenant's own ClusterIP Services are its to make.
+    assertThat(admin.services().inNamespace(ns(acme)).resource(clusterIp).dryRun().create()).isNotNull();
 
     // Hand-made endpoints could forward a Service's traffic into another tenant: no level writes them.
     assertThatThrownBy(() -> admin.endpoints().inNamespace(ns(acme)).resource(new EndpointsBuilder().withNewMetadata()
@@ -185,6 +208,143 @@ class HostileTenantIT {
         .withNewMetadata().withName("slice").endMetadata().withAddressType("IPv4").build()).create())
         .hasMessageContaining("forbidden");
     assertThat(allowed(operator, ns(acme), "create", "", "endpoints", null)).isFalse();
+  }
+
+  private static Service service(Service base, String name, Consumer<Service> change) {
+    Service service = new ServiceBuilder(base).editMetadata().withName(name).endMetadata().build();
+    change.accept(service);
+    return service;
+  }
+
+  private static OperatorConfig withConfigMapCount(OperatorConfig config, int count) {
+    Plan standard = config.plans().get("standard");
+    Map<String, String> quota = new LinkedHashMap<>(standard.quota());
+    quota.put("count/configmaps", Integer.toString(count));
+    return config.with(Serialization.asJson(Map.of("plans", Map.of("standard", standard.withQuota(quota)))));
+  }
+
+  @Test
+  void whatTheOperatorMadeIsReadOnlyToEveryLevelButARolloutRestart() {
+    String readOnly = " is managed by the Tenantry operator and is read-only to ";
+    assertThatThrownBy(() -> admin.secrets().inNamespace(ns(acme)).withName("db-main-credentials").patch(PatchContext.of(PatchType.JSON),
+        "[{\"op\":\"remove\",\"path\":\"/data/password\"}]"))
+        .hasMessageContaining("Secret db-main-credentials" + readOnly + "mallory");
+    assertThatThrownBy(() -> admin.services().inNamespace(ns(acme)).withName("app-web").patch(PatchContext.of(PatchType.JSON_MERGE),
+        "{\"spec\":{\"type\":\"ExternalName\",\"externalName\":\"kubernetes.default.svc.cluster.local\"}}"))
+        .hasMessageContaining("Service app-web" + readOnly);
+    assertThatThrownBy(() -> admin.services().inNamespace(ns(acme)).withName("app-web").delete())
+        .hasMessageContaining("Service app-web" + readOnly);
+    assertThatThrownBy(() -> admin.configMaps().inNamespace(ns(acme)).withName("tenantry-pod-policy").delete())
+        .hasMessageContaining("ConfigMap tenantry-pod-policy" + readOnly);
+    assertThatThrownBy(() -> operator.apps().deployments().inNamespace(ns(acme)).withName("app-web")
+        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"paused\":true}}"))
+        .hasMessageContaining("Deployment app-web" + readOnly + "oscar");
+    assertThatThrownBy(() -> operator.apps().deployments().inNamespace(ns(acme)).withName("app-web")
+        .patch(PatchContext.of(PatchType.STRATEGIC_MERGE), restart("2026-01-01T00:00:00Z", Map.of("extra", "x"))))
+        .as("a restart that changes anything else").hasMessageContaining("Deployment app-web" + readOnly);
+    // No level holds the scale subresource: a Scale carries no labels to tell the operator's workloads by.
+    assertThat(allowed(operator, ns(acme), "update", "apps", "deployments", "scale")).isFalse();
+    assertThat(allowed(admin, ns(acme), "patch", "apps", "statefulsets", "scale")).isFalse();
+
+    // kubectl rollout restart: admitted, rolls the pods, and the operator leaves the annotation alone.
+    Deployment before = client.apps().deployments().inNamespace(ns(acme)).withName("app-web").get();
+    operator.apps().deployments().inNamespace(ns(acme)).withName("app-web")
+        .patch(PatchContext.of(PatchType.STRATEGIC_MERGE), restart("2026-11-26T10:00:00Z", Map.of()));
+    await().atMost(CONVERGE).untilAsserted(() -> {
+      Deployment web = client.apps().deployments().inNamespace(ns(acme)).withName("app-web").get();
+      assertThat(web.getSpec().getTemplate().getMetadata().getAnnotations())
+          .containsEntry("kubectl.kubernetes.io/restartedAt", "2026-11-26T10:00:00Z");
+      assertThat(web.getMetadata().getAnnotations().get("deployment.kubernetes.io/revision"))
+          .isNotEqualTo(before.getMetadata().getAnnotations().get("deployment.kubernetes.io/revision"));
+    });
+    awaitPhase(client, acme, TenantPhase.Ready, CONVERGE);
+    assertThat(client.secrets().inNamespace(ns(acme)).withName("db-main-credentials").get().getData()).containsKey("password");
+    assertThat(client.services().inNamespace(ns(acme)).withName("app-web").get().getSpec().getType()).isEqualTo("ClusterIP");
+
+    // What the tenant made is its own to change and delete.
+    ConfigMap own = admin.configMaps().inNamespace(ns(acme)).resource(new ConfigMapBuilder().withNewMetadata().withName("own")
+        .endMetadata().addToData("k", "v").build()).create();
+    admin.configMaps().inNamespace(ns(acme)).withName("own").edit(c -> new ConfigMapBuilder(c).addToData("k", "w").build());
+    assertThat(admin.configMaps().inNamespace(ns(acme)).withName("own").delete()).isNotEmpty();
+    assertThat(own).isNotNull();
+  }
+
+  private static String restart(String at, Map<String, String> more) {
+    Map<String, String> annotations = new LinkedHashMap<>(more);
+    annotations.put("kubectl.kubernetes.io/restartedAt", at);
+    return Serialization.asJson(Map.of("spec", Map.of("template", Map.of("metadata", Map.of("annotations", annotations)))));
+  }
+
+  @Test
+  void podsAskNothingOfTheNodesBeyondTheirPlan() {
+    Map<String, Pod> refused = new LinkedHashMap<>();
+    refused.put("spec.priorityClassName system-node-critical is refused in tenant namespaces: the tenant's plan allows none",
+        pod("preempt", p -> p.setPriorityClassName("system-node-critical")));
+    refused.put("spec.nodeName is refused in tenant namespaces", pod("pinned", p -> p.setNodeName("node-0")));
+    refused.put("spec.tolerations node-role.kubernetes.io/control-plane|Exists||NoSchedule (key|operator|value|effect) are not"
+        + " among the tenant's plan's", pod("tolerant", p -> p.setTolerations(List.of(new TolerationBuilder()
+        .withKey("node-role.kubernetes.io/control-plane").withOperator("Exists").withEffect("NoSchedule").build()))));
+    refused.put("the probes or lifecycle handlers of container(s) c name a host", pod("ssrf-probe", p -> p.getContainers().get(0)
+        .setLivenessProbe(new ProbeBuilder().withNewHttpGet().withHost("169.254.169.254").withPath("/computeMetadata/v1/")
+            .withPort(new IntOrString(80)).endHttpGet().build())));
+    refused.put("the probes or lifecycle handlers of container(s) c name a host ", pod("ssrf-hook", p -> p.getContainers().get(0)
+        .setLifecycle(new LifecycleBuilder().withNewPreStop().withNewTcpSocket().withHost("10.0.0.1")
+            .withPort(new IntOrString(6443)).endTcpSocket().endPreStop().build())));
+    refused.forEach((message, pod) -> assertThatThrownBy(() -> admin.pods().inNamespace(ns(acme)).resource(pod).create())
+        .as(pod.getMetadata().getName()).hasMessageContaining("Pod " + pod.getMetadata().getName() + ": " + message.strip()));
+
+    // On a workload's pod template as well as on a bare pod, whoever sends it.
+    Deployment preempting = new DeploymentBuilder().withNewMetadata().withName("preempting").endMetadata().withNewSpec()
+        .withNewSelector().addToMatchLabels("app", "preempting").endSelector()
+        .withNewTemplate().withNewMetadata().addToLabels("app", "preempting").endMetadata()
+        .withSpec(pod("x", p -> p.setPriorityClassName("system-node-critical")).getSpec()).endTemplate().endSpec().build();
+    assertThatThrownBy(() -> admin.apps().deployments().inNamespace(ns(acme)).resource(preempting).create())
+        .hasMessageContaining("Deployment preempting: spec.priorityClassName system-node-critical is refused");
+    assertThatThrownBy(() -> client.apps().deployments().inNamespace(ns(acme)).resource(preempting).dryRun().create())
+        .hasMessageContaining("Deployment preempting: spec.priorityClassName system-node-critical is refused");
+    // A pod that asks for nothing of the sort is admitted.
+    assertThat(admin.pods().inNamespace(ns(acme)).resource(pod("plain", p -> { })).dryRun().create()).isNotNull();
+  }
+
+  @Test
+  void aTenantCanStoreOnlyAsManyObjectsAsItsPlanCounts() {
+    ResourceQuota quota = client.resourceQuotas().inNamespace(ns(acme)).withName("tenant-quota").get();
+    assertThat(quota.getStatus().getHard()).containsKeys("count/secrets", "count/configmaps", "count/services",
+        "count/serviceaccounts", "count/deployments.apps", "count/statefulsets.apps", "count/jobs.batch", "count/replicasets.apps");
+    List<String> made = new java.util.ArrayList<>();
+    try {
+      assertThatThrownBy(() -> {
+        for (int i = 0; i < CONFIG_MAPS + 1; i++) {
+          String name = "filler-" + i;
+          admin.configMaps().inNamespace(ns(acme)).resource(new ConfigMapBuilder().withNewMetadata().withName(name).endMetadata()
+              .addToData("k", "v").build()).create();
+          made.add(name);
+        }
+      }).hasMessageContaining("exceeded quota: tenant-quota").hasMessageContaining("count/configmaps");
+      assertThat(made).hasSizeLessThan(CONFIG_MAPS);
+    } finally {
+      made.forEach(name -> client.configMaps().inNamespace(ns(acme)).withName(name).delete());
+    }
+  }
+
+  @Test
+  void theTenantsPeopleAreViewersWhileItIsFrozen() {
+    String initech = uniqueName("initech");
+    client.resources(Tenant.class).resource(tenant(initech, 1, false)).create();
+    awaitPhase(client, initech, TenantPhase.Ready, CONVERGE);
+    KubernetesClient itsAdmin = as("peter", "tenantry:" + initech + ":admin");
+    try {
+      assertThat(allowed(itsAdmin, ns(initech), "create", "apps", "deployments", null)).isTrue();
+      OperatorHarness.setState(client, initech, TenantState.Frozen);
+      awaitPhase(client, initech, TenantPhase.Frozen, CONVERGE);
+      await().atMost(CONVERGE).until(() -> !allowed(itsAdmin, ns(initech), "create", "apps", "deployments", null));
+      assertThat(allowed(itsAdmin, ns(initech), "get", "", "secrets", null)).isFalse();
+      assertThat(allowed(itsAdmin, ns(initech), "list", "", "pods", null)).isTrue();
+      OperatorHarness.setState(client, initech, TenantState.Active);
+      await().atMost(CONVERGE).until(() -> allowed(itsAdmin, ns(initech), "create", "apps", "deployments", null));
+    } finally {
+      itsAdmin.close();
+    }
   }
 
   @Test
@@ -222,17 +382,23 @@ class HostileTenantIT {
     assertThatThrownBy(() -> admin.resources(Tenant.class).withName(globex).get()).hasMessageContaining("forbidden");
   }
 
+  /** A pod that meets Pod Security "restricted", changed by {@code change}. */
   private static Pod pod(String name, Consumer<PodSpec> change) {
     Pod pod = new PodBuilder().withNewMetadata().withName(name).endMetadata().withNewSpec()
-        .addNewContainer().withName("c").withImage("registry.example.com/tool:1").endContainer().endSpec().build();
+        .withNewSecurityContext().withRunAsNonRoot(true).withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile()
+        .endSecurityContext()
+        .addNewContainer().withName("c").withImage("registry.example.com/tool:1")
+        .withNewSecurityContext().withAllowPrivilegeEscalation(false).withNewCapabilities().withDrop("ALL").endCapabilities()
+        .endSecurityContext().endContainer().endSpec().build();
     change.accept(pod.getSpec());
     return pod;
   }
 
+  /** Tenants cannot write the credentials any more; a copy forged before the policy existed, or by an administrator, is still put back. */
   @Test
   void forgedDatabaseCredentialsArePutBackFromTheStore() {
     String original = DatabaseModel.password(client.secrets().inNamespace(ns(acme)).withName("db-main-credentials").get());
-    admin.secrets().inNamespace(ns(acme)).withName("db-main-credentials").edit(s -> {
+    client.secrets().inNamespace(ns(acme)).withName("db-main-credentials").edit(s -> {
       s.getData().put("password", Base64.getEncoder().encodeToString("chosen-by-mallory".getBytes(StandardCharsets.UTF_8)));
       return s;
     });

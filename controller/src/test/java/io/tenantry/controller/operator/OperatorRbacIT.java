@@ -5,8 +5,12 @@ import static io.tenantry.controller.operator.OperatorHarness.tenant;
 import static io.tenantry.controller.operator.OperatorHarness.uniqueName;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
 import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReview;
 import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReviewBuilder;
@@ -17,10 +21,13 @@ import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.tenantry.api.v1alpha1.SparePool;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantPhase;
+import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.controller.lifecycle.TenantCleanup;
+import io.tenantry.spares.fleet.InMemoryFleetRecords;
 import io.tenantry.testsupport.TestCluster;
 import io.tenantry.testsupport.WithCluster;
 import java.time.Duration;
@@ -32,8 +39,9 @@ import org.junit.jupiter.api.Test;
  * The shipped RBAC, as the chart renders it into the plain manifests (deploy/manifests/tenantry.yaml),
  * is enough and no more: an operator holding only its ServiceAccount's token, under the shipped
  * admission policies, provisions a tenant with a database to Ready (binding the tenant roles in its
- * namespace) and purges it; the same account cannot bind any other role, nor a tenant role to
- * itself, nor escalate.
+ * namespace), freezes and purges it, and serves a signup; the same account cannot bind any other
+ * role, nor a tenant role to itself or to another tenant's people, nor escalate, and writes nothing
+ * outside the namespaces it manages (the policies confining it, shown by server dry-runs).
  */
 @WithCluster(workloads = true)
 class OperatorRbacIT {
@@ -69,7 +77,7 @@ class OperatorRbacIT {
   }
 
   @Test
-  void theShippedRoleIsEnoughToProvisionAndPurgeATenant() {
+  void theShippedRoleIsEnoughToProvisionFreezeAndPurgeATenant() {
     String name = uniqueName("rbac");
     client.resources(Tenant.class).resource(tenant(name, 2, true)).create();
     Tenant ready = awaitPhase(client, name, TenantPhase.Ready, Duration.ofMinutes(2));
@@ -81,6 +89,78 @@ class OperatorRbacIT {
             "ClusterRole/tenantry-tenant-viewer");
     assertThat(client.v1().events().inNamespace("default").list().getItems())
         .anySatisfy(e -> assertThat(e.getInvolvedObject().getName()).isEqualTo(name));
+
+    OperatorHarness.setState(client, name, TenantState.Frozen);
+    awaitPhase(client, name, TenantPhase.Frozen, Duration.ofMinutes(2));
+    // While Frozen, the tenant's people are viewers, whatever their level.
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+        assertThat(client.rbac().roleBindings().inNamespace("tenant-" + name).list().getItems())
+            .singleElement().satisfies(b -> assertThat(b.getRoleRef().getName()).isEqualTo("tenantry-tenant-viewer")));
+    OperatorHarness.setState(client, name, TenantState.Purged);
+    awaitPhase(client, name, TenantPhase.Purged, Duration.ofMinutes(2));
+    await().atMost(Duration.ofMinutes(1)).until(() -> client.namespaces().withName("tenant-" + name).get() == null);
+  }
+
+  @Test
+  void theShippedRoleIsEnoughToServeASignup() throws Exception {
+    AllocationCalls api = harness.serveAllocations(new InMemoryFleetRecords(), "rbac-token");
+    String pool = uniqueName("rbacpool");
+    client.resources(SparePool.class).resource(OperatorHarness.sparePool(pool, 1, 1)).create();
+    await().atMost(Duration.ofMinutes(2)).until(() -> OperatorHarness.readySpares(client, pool).size() == 1);
+    AllocationCalls.Answer answer = api.allocate("rbac-signup-1", "Rbac Corp", "ops@rbac.example", pool);
+    assertThat(answer.status()).as(answer.body().toString()).isEqualTo(200);
+    Tenant bound = client.resources(Tenant.class).withName(answer.tenant()).get();
+    assertThat(bound.getSpec().getState()).isEqualTo(TenantState.Active);
+    assertThat(bound.getSpec().getOrganization()).isEqualTo("Rbac Corp");
+  }
+
+  @Test
+  void theAccountWritesNothingOutsideTheNamespacesItManages() {
+    String tenant = uniqueName("confined");
+    client.resources(Tenant.class).resource(tenant(tenant, 1, false)).create();
+    awaitPhase(client, tenant, TenantPhase.Ready, Duration.ofMinutes(2));
+    String plain = uniqueName("plain");
+    client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(plain).endMetadata().build()).create();
+    try {
+      Deployment deployment = new DeploymentBuilder().withNewMetadata().withName("miner").endMetadata().withNewSpec()
+          .withNewSelector().addToMatchLabels("app", "miner").endSelector()
+          .withNewTemplate().withNewMetadata().addToLabels("app", "miner").endMetadata().withNewSpec()
+          .addNewContainer().withName("c").withImage("registry.example.com/miner:1").endContainer().endSpec().endTemplate()
+          .endSpec().build();
+      assertThatThrownBy(() -> asOperator.apps().deployments().inNamespace("kube-system").resource(deployment).dryRun().create())
+          .hasMessageContaining("the Tenantry operator writes Deployment objects only in tenant namespaces")
+          .hasMessageContaining("namespace kube-system is none of these");
+      assertThatThrownBy(() -> asOperator.secrets().inNamespace(plain).resource(new SecretBuilder().withNewMetadata()
+          .withName("loot").endMetadata().build()).dryRun().create())
+          .hasMessageContaining("the Tenantry operator writes Secret objects only in tenant namespaces");
+      // The same account may write there in a tenant's namespace: the refusals above are the policy's, not RBAC's.
+      assertThat(asOperator.apps().deployments().inNamespace("tenant-" + tenant).resource(deployment).dryRun().create())
+          .isNotNull();
+
+      assertThatThrownBy(() -> asOperator.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("h1-priv")
+          .endMetadata().build()).dryRun().create())
+          .hasMessageContaining("the Tenantry operator makes only tenant namespaces").hasMessageContaining("h1-priv is not one");
+      assertThatThrownBy(() -> asOperator.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("tenant-lax")
+          .addToLabels("tenantry.io/tenant", "lax").addToLabels("pod-security.kubernetes.io/enforce", "privileged")
+          .endMetadata().build()).dryRun().create())
+          .hasMessageContaining("each enforcing Pod Security restricted");
+      assertThatThrownBy(() -> asOperator.namespaces().withName(plain).edit(n -> new NamespaceBuilder(n).editMetadata()
+          .addToLabels("tenantry.io/tenant", plain).addToLabels("pod-security.kubernetes.io/enforce", "restricted")
+          .endMetadata().build()))
+          .hasMessageContaining("may not add, change or remove the label tenantry.io/tenant of an existing namespace: "
+              + plain + " is not a tenant namespace");
+      assertThatThrownBy(() -> asOperator.namespaces().withName(plain).dryRun().delete())
+          .hasMessageContaining("the Tenantry operator deletes only tenant namespaces");
+      assertThat(client.namespaces().withName(plain).get().getMetadata().getLabels()).doesNotContainKey("tenantry.io/tenant");
+
+      // Its RoleBindings bind the tenant roles to that tenant's own people only.
+      assertThatThrownBy(() -> asOperator.rbac().roleBindings().inNamespace("tenant-" + tenant)
+          .resource(binding("tenant-" + tenant, "tenantry-tenant-admin", "Group", "tenantry:someone-else:admin")).dryRun().create())
+          .hasMessageContaining("to the groups of the tenant whose namespace it is")
+          .hasMessageContaining("Group tenantry:someone-else:admin");
+    } finally {
+      client.namespaces().withName(plain).delete();
+    }
   }
 
   @Test
@@ -97,7 +177,7 @@ class OperatorRbacIT {
       assertThatThrownBy(() -> asOperator.rbac().roleBindings().inNamespace(ns)
           .resource(binding(ns, "tenantry-tenant-admin", "ServiceAccount", "tenantry-operator")).create())
           .isInstanceOf(KubernetesClientException.class)
-          .hasMessageContaining("the Tenantry operator binds only the tenant roles");
+          .hasMessageContaining("ValidatingAdmissionPolicy").hasMessageContaining("denied request");
       assertThat(allowed("escalate", "roles")).isFalse();
       assertThat(allowed("escalate", "clusterroles")).isFalse();
       assertThat(allowed("create", "roles")).isFalse();
