@@ -144,11 +144,19 @@ class OperatorRbacIT {
           .addToLabels("tenantry.io/tenant", "lax").addToLabels("pod-security.kubernetes.io/enforce", "privileged")
           .endMetadata().build()).dryRun().create())
           .hasMessageContaining("each enforcing Pod Security restricted");
-      assertThatThrownBy(() -> asOperator.namespaces().withName(plain).edit(n -> new NamespaceBuilder(n).editMetadata()
-          .addToLabels("tenantry.io/tenant", plain).addToLabels("pod-security.kubernetes.io/enforce", "restricted")
-          .endMetadata().build()))
-          .hasMessageContaining("may not add, change or remove the label tenantry.io/tenant of an existing namespace: "
-              + plain + " is not a tenant namespace");
+      // Not even a namespace named like a tenant's: someone else made it, and it stays theirs.
+      String squatted = uniqueName("squatted");
+      client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("tenant-" + squatted).endMetadata().build())
+          .create();
+      try {
+        assertThatThrownBy(() -> asOperator.namespaces().withName("tenant-" + squatted).edit(n -> new NamespaceBuilder(n)
+            .editMetadata().addToLabels("tenantry.io/tenant", squatted).addToLabels("pod-security.kubernetes.io/enforce", "restricted")
+            .endMetadata().build()))
+            .hasMessageContaining("may not add, change or remove the label tenantry.io/tenant of an existing namespace: tenant-"
+                + squatted + " is not a tenant namespace");
+      } finally {
+        client.namespaces().withName("tenant-" + squatted).delete();
+      }
       assertThatThrownBy(() -> asOperator.namespaces().withName(plain).dryRun().delete())
           .hasMessageContaining("the Tenantry operator deletes only tenant namespaces");
       assertThat(client.namespaces().withName(plain).get().getMetadata().getLabels()).doesNotContainKey("tenantry.io/tenant");
