@@ -14,11 +14,13 @@ import io.fabric8.kubernetes.api.model.LifecycleBuilder;
 import io.fabric8.kubernetes.api.model.ProbeBuilder;
 import io.fabric8.kubernetes.api.model.ResourceQuota;
 import io.fabric8.kubernetes.api.model.TolerationBuilder;
+import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClassBuilder;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.tenantry.controller.config.Plan;
+import io.tenantry.controller.config.PlanToleration;
 import java.util.LinkedHashMap;
 import io.fabric8.kubernetes.api.model.ContainerPortBuilder;
 import io.fabric8.kubernetes.api.model.EndpointsBuilder;
@@ -86,8 +88,7 @@ class HostileTenantIT {
     cluster = testCluster;
     client = kubernetesClient;
     // Its own template namespace: other test classes leave their templates in the default one.
-    harness = new OperatorHarness(cluster, withConfigMapCount(
-        OperatorConfig.defaults().with("templateNamespace: tenantry-templates-hostile"), CONFIG_MAPS));
+    harness = new OperatorHarness(cluster, withPlans(OperatorConfig.defaults().with("templateNamespace: tenantry-templates-hostile")));
     OperatorHarness.installAdmissionPolicy(client);
     acme = uniqueName("acme");
     globex = uniqueName("globex");
@@ -216,11 +217,55 @@ class HostileTenantIT {
     return service;
   }
 
-  private static OperatorConfig withConfigMapCount(OperatorConfig config, int count) {
+  /**
+   * The standard plan counting {@link #CONFIG_MAPS} ConfigMaps, and the plan "isolated": its pods in
+   * user namespaces, at the PriorityClass tenant-isolated, tolerating the taint dedicated=isolated.
+   */
+  private static OperatorConfig withPlans(OperatorConfig config) {
     Plan standard = config.plans().get("standard");
     Map<String, String> quota = new LinkedHashMap<>(standard.quota());
-    quota.put("count/configmaps", Integer.toString(count));
-    return config.with(Serialization.asJson(Map.of("plans", Map.of("standard", standard.withQuota(quota)))));
+    quota.put("count/configmaps", Integer.toString(CONFIG_MAPS));
+    Plan isolated = new Plan(standard.quota(), standard.defaultRequest(), standard.defaultLimit(), standard.storageClassName(),
+        standard.egress(), "tenant-isolated", List.of(new PlanToleration("dedicated", "Equal", "isolated", "NoSchedule")), false);
+    return config.with(Serialization.asJson(Map.of("plans", Map.of("standard", standard.withQuota(quota), "isolated", isolated))));
+  }
+
+  @Test
+  void aPlanThatIsolatesItsPodsGetsThemScheduledAndHoldsTheTenantsOwnPodsToTheSame() {
+    client.scheduling().v1().priorityClasses().resource(new PriorityClassBuilder().withNewMetadata().withName("tenant-isolated")
+        .endMetadata().withValue(1000).build()).serverSideApply();
+    String hooli = uniqueName("hooli");
+    Tenant tenant = tenant(hooli, 1, true);
+    tenant.getSpec().setPlan("isolated");
+    client.resources(Tenant.class).resource(tenant).create();
+    awaitPhase(client, hooli, TenantPhase.Ready, CONVERGE);
+    List<Pod> pods = client.pods().inNamespace(ns(hooli)).list().getItems();
+    assertThat(pods).hasSize(2).allSatisfy(pod -> {
+      assertThat(pod.getSpec().getHostUsers()).isFalse();
+      assertThat(pod.getSpec().getPriorityClassName()).isEqualTo("tenant-isolated");
+      assertThat(pod.getSpec().getPriority()).isEqualTo(1000);
+      assertThat(pod.getSpec().getTolerations()).extracting(t -> t.getKey() + "=" + t.getValue())
+          .contains("dedicated=isolated");
+    });
+
+    KubernetesClient itsAdmin = as("gavin", "tenantry:" + hooli + ":admin");
+    try {
+      assertThatThrownBy(() -> itsAdmin.pods().inNamespace(ns(hooli)).resource(pod("shared-ids", p -> { })).dryRun().create())
+          .hasMessageContaining("Pod shared-ids: spec.hostUsers must be false: the tenant's plan runs every pod in a user namespace");
+      assertThatThrownBy(() -> itsAdmin.pods().inNamespace(ns(hooli)).resource(pod("other-class", p -> {
+        p.setHostUsers(false);
+        p.setPriorityClassName("system-cluster-critical");
+      })).dryRun().create()).hasMessageContaining("the tenant's plan allows tenant-isolated only");
+      Pod likeTheOperators = pod("like-the-operators", p -> {
+        p.setHostUsers(false);
+        p.setPriorityClassName("tenant-isolated");
+        p.setTolerations(List.of(new TolerationBuilder().withKey("dedicated").withOperator("Equal").withValue("isolated")
+            .withEffect("NoSchedule").build()));
+      });
+      assertThat(itsAdmin.pods().inNamespace(ns(hooli)).resource(likeTheOperators).dryRun().create()).isNotNull();
+    } finally {
+      itsAdmin.close();
+    }
   }
 
   @Test
