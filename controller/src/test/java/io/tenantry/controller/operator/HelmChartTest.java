@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.controller.config.OperatorConfig;
+import io.tenantry.controller.policy.PolicyParams;
 import io.tenantry.controller.resources.Names;
 import io.tenantry.controller.resources.RbacModel;
 import java.io.IOException;
@@ -152,8 +153,20 @@ class HelmChartTest {
         .asText()).contains("'system:serviceaccount:ops:tenants'");
     assertThat(find(objects, "ValidatingAdmissionPolicy", "tenantry-operator-bindings").at("/spec/matchConditions/0/expression")
         .asText()).contains("'system:serviceaccount:ops:tenants'");
-    assertThat(ofKind(objects, "ValidatingAdmissionPolicyBinding")).hasSize(5);
+    assertThat(ofKind(objects, "ValidatingAdmissionPolicyBinding")).hasSize(6);
     assertThat(render("--set", "admissionPolicies.enabled=false")).noneMatch(o -> o.get("kind").asText().startsWith("Validating"));
+  }
+
+  @Test
+  void theReservedSubdomainsPolicyReadsTheParametersTheOperatorWritesInItsTemplateNamespace() {
+    JsonNode binding = find(render(), "ValidatingAdmissionPolicyBinding", "tenantry-reserved-subdomains");
+    assertThat(binding.at("/spec/paramRef/name").asText()).isEqualTo(PolicyParams.NAME);
+    assertThat(binding.at("/spec/paramRef/namespace").asText()).isEqualTo(OperatorConfig.defaults().templateNamespace());
+    assertThat(binding.at("/spec/paramRef/parameterNotFoundAction").asText()).isEqualTo("Allow");
+    assertThat(find(render("--set", "config.templateNamespace=shared-templates"), "ValidatingAdmissionPolicyBinding",
+        "tenantry-reserved-subdomains").at("/spec/paramRef/namespace").asText()).isEqualTo("shared-templates");
+    assertThat(find(render(), "ValidatingAdmissionPolicy", "tenantry-reserved-subdomains").at("/spec/paramKind/kind").asText())
+        .isEqualTo("ConfigMap");
   }
 
   @Test
