@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
 import java.util.Objects;
 
 /** A path of the tenant's hostnames that an app serves; an app without routes is not exposed. */
@@ -14,7 +15,13 @@ public class AppRoute {
   @Required
   @Size(max = 256)
   @Pattern(Patterns.HTTP_PATH)
-  @JsonPropertyDescription("Requests whose path starts with this prefix (at a '/' boundary) go to the app, on every hostname of the tenant; the longest matching prefix wins.")
+  @ValidationRule(value = Patterns.HTTP_PATH_NO_EMPTY_SEGMENT,
+      message = "spec.apps[].routes[].pathPrefix: must not contain '//' (an empty segment)")
+  @ValidationRule(value = Patterns.HTTP_PATH_NO_DOT_SEGMENT,
+      message = "spec.apps[].routes[].pathPrefix: must not have a '.' or '..' segment")
+  @ValidationRule(value = Patterns.HTTP_PATH_NO_ENCODED_SEPARATOR,
+      message = "spec.apps[].routes[].pathPrefix: must not contain %2F, %2E or %5C (an encoded '/', '.' or backslash)")
+  @JsonPropertyDescription("Requests whose path starts with this prefix (at a '/' boundary) go to the app, on every hostname of the tenant; the longest matching prefix wins. The Gateway API's path characters only, starting with /; no '//', no '.' or '..' segment, no encoded '/', '.' or backslash.")
   private String pathPrefix;
 
   public AppRoute() {

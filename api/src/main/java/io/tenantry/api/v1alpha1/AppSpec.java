@@ -74,12 +74,24 @@ public class AppSpec {
 
   @Size(max = 256)
   @Pattern(Patterns.HTTP_PATH)
-  @JsonPropertyDescription("Path of the app's readiness check, an HTTP GET on its port (must start with /). When absent, the pod is ready once its port accepts TCP connections.")
+  @ValidationRule(value = Patterns.HTTP_PATH_NO_EMPTY_SEGMENT,
+      message = "spec.apps[].readinessPath: must not contain '//' (an empty segment)")
+  @ValidationRule(value = Patterns.HTTP_PATH_NO_DOT_SEGMENT,
+      message = "spec.apps[].readinessPath: must not have a '.' or '..' segment")
+  @ValidationRule(value = Patterns.HTTP_PATH_NO_ENCODED_SEPARATOR,
+      message = "spec.apps[].readinessPath: must not contain %2F, %2E or %5C (an encoded '/', '.' or backslash)")
+  @JsonPropertyDescription("Path of the app's readiness check, an HTTP GET on its port (must start with /; the characters and segment rules of spec.apps[].routes[].pathPrefix, so no query string). When absent, the pod is ready once its port accepts TCP connections.")
   private String readinessPath;
 
   @Size(max = 256)
   @Pattern(Patterns.HTTP_PATH)
-  @JsonPropertyDescription("Path of the app's liveness check, an HTTP GET on its port (must start with /); the pod restarts after 3 failures 10s apart. When absent, no liveness check.")
+  @ValidationRule(value = Patterns.HTTP_PATH_NO_EMPTY_SEGMENT,
+      message = "spec.apps[].livenessPath: must not contain '//' (an empty segment)")
+  @ValidationRule(value = Patterns.HTTP_PATH_NO_DOT_SEGMENT,
+      message = "spec.apps[].livenessPath: must not have a '.' or '..' segment")
+  @ValidationRule(value = Patterns.HTTP_PATH_NO_ENCODED_SEPARATOR,
+      message = "spec.apps[].livenessPath: must not contain %2F, %2E or %5C (an encoded '/', '.' or backslash)")
+  @JsonPropertyDescription("Path of the app's liveness check, an HTTP GET on its port (must start with /; the rules of readinessPath); the pod restarts after 3 failures 10s apart. When absent, no liveness check.")
   private String livenessPath;
 
   @JsonPropertyDescription("Migration run as a Job with the new version's image before the app first starts and before its version changes; the Deployment changes only once it succeeded.")

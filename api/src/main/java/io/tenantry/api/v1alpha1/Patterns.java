@@ -18,8 +18,24 @@ public final class Patterns {
   public static final String HOSTNAME = "^([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\\.)+[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$";
   /** A file name a ConfigMap key can be, never a hidden file or a path. */
   public static final String FILE_NAME = "^[A-Za-z0-9_-][A-Za-z0-9._-]*$";
-  /** An absolute HTTP path, as a probe requests it. */
-  public static final String HTTP_PATH = "^/[!-~]*$";
+  /**
+   * An absolute HTTP path of a route or a probe: the Gateway API's characters of an HTTPRoute path
+   * match (RFC 3986 path characters and percent-encoded octets), starting with '/', without the
+   * single quote (proxies that template paths into their configuration quote them with it). No
+   * space, backtick, brace, double quote, '#', '?', '\' or '<>' can reach a proxy's configuration.
+   * The segment rules are CEL, the {@code HTTP_PATH_NO_*} below: a regular expression without
+   * look-ahead cannot say them readably.
+   */
+  public static final String HTTP_PATH = "^/([-A-Za-z0-9/._~!$&()*+,;=:@]|%[0-9a-fA-F]{2})*$";
+  /** CEL: no empty segment ('//'), which proxies merge or keep as they please. */
+  public static final String HTTP_PATH_NO_EMPTY_SEGMENT = "!self.contains('//')";
+  /** CEL: no segment of dots only ('.', '..'), which proxies resolve and backends may not. */
+  public static final String HTTP_PATH_NO_DOT_SEGMENT = "!self.matches('(^|/)[.]+(/|$)')";
+  /**
+   * CEL: no percent-encoded '/', '.' or '\' ({@code %2F}, {@code %2E}, {@code %5C}, either case): decoded
+   * after routing, they make a segment or a dot segment the route did not see.
+   */
+  public static final String HTTP_PATH_NO_ENCODED_SEPARATOR = "!self.matches('%(2[fFeE]|5[cC])')";
 
   private Patterns() {
   }

@@ -52,7 +52,11 @@ public class TenantSpec extends TenantTemplate {
 
   @Size(max = 16)
   @ValidationRule(value = "self.all(h, self.exists_one(i, i == h))", message = "spec.hostnames: each hostname may be named once")
-  @JsonPropertyDescription("Custom domains routed to the tenant besides <subdomain>.<baseDomain>: lowercase DNS names of at least two labels, no wildcards. Each is claimed across the fleet; one held by another tenant is not routed (condition Routed, reason HostnameConflict).")
+  // An all-digit last label is no top-level domain: such a name is an IPv4 address (10.0.0.1), which
+  // the HOSTNAME pattern alone would let through to the edge as a host to route.
+  @ValidationRule(value = "self.all(h, !h.matches('[.][0-9]+$'))",
+      message = "spec.hostnames: an IP address is not a hostname; the last label must not be all digits")
+  @JsonPropertyDescription("Custom domains routed to the tenant besides <subdomain>.<baseDomain>: lowercase DNS names of at least two labels, no wildcards, no IP addresses. Each is claimed across the fleet; one held by another tenant is not routed (condition Routed, reason HostnameConflict).")
   private List<@Size(max = 253) @Pattern(Patterns.HOSTNAME) String> hostnames = new ArrayList<>();
 
   public TenantState getState() {

@@ -99,10 +99,79 @@ class CrdValidationIT {
         .isEqualTo(TenantPhase.Ready);
   }
 
+  @Test
+  void pathsOfTheGatewayApisCharactersAndHostnamesEndingInALetterAreStoredAsSent() {
+    Tenant sent = activeTenant(uniqueName("paths"));
+    AppSpec web = sent.getSpec().getApps().get(0);
+    web.setRoutes(new java.util.ArrayList<>(List.of(new AppRoute("/"), new AppRoute("/api/v1/"),
+        new AppRoute("/.well-known/acme-challenge"), new AppRoute("/@acme:files;v=2"), new AppRoute("/caf%C3%A9"),
+        new AppRoute("/a..b/...x"))));
+    web.setReadinessPath("/healthz/ready~1");
+    web.setLivenessPath("/-/live");
+    sent.getSpec().setHostnames(new java.util.ArrayList<>(List.of("10-0-0-1.acme.example", "shop.acme.xn--p1ai", "1.2.3.example")));
+    Tenant stored = client.resources(Tenant.class).resource(sent).create();
+    assertThat(stored.getSpec()).isEqualTo(sent.getSpec());
+  }
+
   static Stream<Arguments> invalidTenants() {
     return Stream.of(invalidNamesStatesAndBounds(), missingFieldsAndMalformedStrings(),
-            crossFieldRulesAndListSizes(), malformedNestedFields(), malformedAppWiring(), malformedRouting())
+            crossFieldRulesAndListSizes(), malformedNestedFields(), malformedAppWiring(), malformedRouting(),
+            hostilePaths(), hostileHostnames())
         .flatMap(group -> group);
+  }
+
+  /**
+   * Paths an Ingress controller could template into its configuration, or that a proxy and the app
+   * would split differently: refused in a route's prefix and in a probe's path alike.
+   */
+  private static Stream<Arguments> hostilePaths() {
+    String prefix = "spec.apps[0].routes[1].pathPrefix";
+    return Stream.of(
+        invalid("a backtick in a route prefix", t -> route(t, 1).put("pathPrefix", "/api`whoami`"), prefix, "should match"),
+        invalid("braces in a route prefix", t -> route(t, 1).put("pathPrefix", "/api{}"), prefix, "should match"),
+        invalid("a quote in a route prefix", t -> route(t, 1).put("pathPrefix", "/api'"), prefix, "should match"),
+        invalid("a double quote in a route prefix", t -> route(t, 1).put("pathPrefix", "/api\""), prefix, "should match"),
+        invalid("a '#' in a route prefix", t -> route(t, 1).put("pathPrefix", "/api#x"), prefix, "should match"),
+        invalid("a space in a route prefix", t -> route(t, 1).put("pathPrefix", "/api v1"), prefix, "should match"),
+        invalid("a '..' segment in a route prefix", t -> route(t, 1).put("pathPrefix", "/api/../admin"),
+            prefix + ": Invalid value", "spec.apps[].routes[].pathPrefix: must not have a '.' or '..' segment"),
+        invalid("a trailing '..' in a route prefix", t -> route(t, 1).put("pathPrefix", "/api/.."),
+            prefix + ": Invalid value", "spec.apps[].routes[].pathPrefix: must not have a '.' or '..' segment"),
+        invalid("a '.' segment in a route prefix", t -> route(t, 1).put("pathPrefix", "/./api"),
+            prefix + ": Invalid value", "spec.apps[].routes[].pathPrefix: must not have a '.' or '..' segment"),
+        invalid("'//' in a route prefix", t -> route(t, 1).put("pathPrefix", "/api//v1"),
+            prefix + ": Invalid value", "spec.apps[].routes[].pathPrefix: must not contain '//'"),
+        invalid("%2F in a route prefix", t -> route(t, 1).put("pathPrefix", "/api%2Fadmin"),
+            prefix + ": Invalid value", "spec.apps[].routes[].pathPrefix: must not contain %2F, %2E or %5C"),
+        invalid("%2f in a route prefix", t -> route(t, 1).put("pathPrefix", "/api%2fadmin"),
+            prefix + ": Invalid value", "spec.apps[].routes[].pathPrefix: must not contain %2F, %2E or %5C"),
+        invalid("an encoded '..' in a route prefix", t -> route(t, 1).put("pathPrefix", "/api/%2e%2e/admin"),
+            prefix + ": Invalid value", "spec.apps[].routes[].pathPrefix: must not contain %2F, %2E or %5C"),
+        invalid("a backtick in a readiness path", t -> app(t, 0).put("readinessPath", "/healthz`id`"),
+            "spec.apps[0].readinessPath", "should match"),
+        invalid("braces in a readiness path", t -> app(t, 0).put("readinessPath", "/healthz${x}"),
+            "spec.apps[0].readinessPath", "should match"),
+        invalid("a query in a readiness path", t -> app(t, 0).put("readinessPath", "/healthz?full=1"),
+            "spec.apps[0].readinessPath", "should match"),
+        invalid("a '..' segment in a readiness path", t -> app(t, 0).put("readinessPath", "/healthz/../admin"),
+            "spec.apps[0].readinessPath: Invalid value", "spec.apps[].readinessPath: must not have a '.' or '..' segment"),
+        invalid("'//' in a readiness path", t -> app(t, 0).put("readinessPath", "//healthz"),
+            "spec.apps[0].readinessPath: Invalid value", "spec.apps[].readinessPath: must not contain '//'"),
+        invalid("%2F in a readiness path", t -> app(t, 0).put("readinessPath", "/healthz%2F..%2Fadmin"),
+            "spec.apps[0].readinessPath: Invalid value", "spec.apps[].readinessPath: must not contain %2F, %2E or %5C"),
+        invalid("a '..' segment in a liveness path", t -> app(t, 0).put("livenessPath", "/../livez"),
+            "spec.apps[0].livenessPath: Invalid value", "spec.apps[].livenessPath: must not have a '.' or '..' segment"));
+  }
+
+  /** IP addresses are not hostnames: an all-digit last label is none. */
+  private static Stream<Arguments> hostileHostnames() {
+    return Stream.of(
+        invalid("an IPv4 address as a hostname", t -> ((ArrayNode) spec(t).get("hostnames")).set(1, "10.0.0.1"),
+            "spec.hostnames: Invalid value", "spec.hostnames: an IP address is not a hostname"),
+        invalid("a hostname whose last label is all digits", t -> ((ArrayNode) spec(t).get("hostnames")).set(0, "shop.acme.123"),
+            "spec.hostnames: Invalid value", "spec.hostnames: an IP address is not a hostname"),
+        invalid("an IPv6 address as a hostname", t -> ((ArrayNode) spec(t).get("hostnames")).set(0, "fd00::1"),
+            "spec.hostnames[0]", "should match"));
   }
 
   /** The name, the state, the engine and the numeric bounds. */
@@ -340,6 +409,10 @@ class CrdValidationIT {
 
   private static ObjectNode app(ObjectNode tenant, int index) {
     return (ObjectNode) spec(tenant).get("apps").get(index);
+  }
+
+  private static ObjectNode route(ObjectNode tenant, int index) {
+    return (ObjectNode) app(tenant, 0).get("routes").get(index);
   }
 
   private static ObjectNode database(ObjectNode tenant, int index) {

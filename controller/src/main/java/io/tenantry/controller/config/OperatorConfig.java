@@ -112,7 +112,14 @@ public record OperatorConfig(
       fleet: {datastoreNamespace: tenantry, clusterName: local, kubeconfigs: []}
       allocation: {enabled: false, defaultPool: default, maxRequestBytes: 4096, retryAfterSeconds: 10, clusterRefreshSeconds: 30}
       routing: {mode: auto, baseDomain: "", scheme: https, gateway: {name: tenantry, sectionName: ""},
-                ingress: {className: "", tls: false, annotations: {}}, pausedBackend: {service: tenantry-paused, port: 80}}
+                ingress: {className: "", tls: false, annotations: {}}, pausedBackend: {service: tenantry-paused, port: 80},
+                reservedSubdomains: [www, app, apps, api, admin, administrator, root, login, logout, signin, signup, register,
+                                     auth, oauth, sso, id, account, accounts, billing, pay, payments, checkout, status, docs,
+                                     help, support, blog, news, about, dashboard, console, portal, manage, cdn, static,
+                                     assets, media, files, download, downloads, mail, email, webmail, smtp, imap, pop,
+                                     pop3, mx, ns, ns1, ns2, dns, ftp, sftp, ssh, vpn, autodiscover, autoconfig, wpad,
+                                     git, dev, staging, stage, test, qa, demo, sandbox, preview, internal, intranet,
+                                     localhost]}
       plans:
         standard:
           quota: {requests.cpu: "4", requests.memory: 8Gi, limits.cpu: "8", limits.memory: 16Gi, requests.storage: 100Gi,
@@ -230,7 +237,13 @@ public record OperatorConfig(
       @JsonPropertyDescription("Settings of the Ingresses in ingress mode.")
       Ingress ingress,
       @JsonPropertyDescription("The Service in edgeNamespace that answers for Frozen tenants (a \"paused\" page) instead of their apps.")
-      PausedBackend pausedBackend) {
+      PausedBackend pausedBackend,
+      @JsonPropertyDescription("Subdomains no tenant may take under baseDomain (DNS labels; a list replaces the default whole). The default keeps the product's own hosts (www, app, api, admin, login, auth, sso, account, billing, status, docs, support ...), the names mail, DNS and proxy clients look up by convention (mail, smtp, imap, pop, mx, ns1, ns2, autodiscover, autoconfig, wpad ...) and environment names (dev, staging, test, internal, localhost): a tenant holding one could phish the product's customers, receive its mail or be taken for its infrastructure. A signup naming one is refused (400, field subdomain); a Tenant whose spec.subdomain, or without one its name, is one is refused by the admission policy tenantry-reserved-subdomains, which reads this list from the ConfigMap tenantry-policy-params that the operator keeps in templateNamespace.")
+      List<String> reservedSubdomains) {
+
+    public Routing {
+      reservedSubdomains = reservedSubdomains == null ? List.of() : List.copyOf(reservedSubdomains);
+    }
 
     /** Whether tenants get routes at all. */
     public boolean enabled() {
@@ -408,6 +421,12 @@ public record OperatorConfig(
     }
     if (routing().pausedBackend().port() < 1 || routing().pausedBackend().port() > 65535) {
       errors.add("routing.pausedBackend.port: must be a port between 1 and 65535");
+    }
+    for (int i = 0; i < routing().reservedSubdomains().size(); i++) {
+      String label = routing().reservedSubdomains().get(i);
+      if (label == null || label.length() > 63 || !label.matches("[a-z0-9]([-a-z0-9]*[a-z0-9])?")) {
+        errors.add("routing.reservedSubdomains[" + i + "]: must be a lowercase DNS label, not " + label);
+      }
     }
   }
 

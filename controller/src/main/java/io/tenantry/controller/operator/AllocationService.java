@@ -19,6 +19,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -84,9 +85,10 @@ public final class AllocationService implements AutoCloseable {
     return service;
   }
 
-  /** Where allocated tenants are reached, as the operator routes them: nowhere while routing is off. */
+  /** Where allocated tenants are reached, as the operator routes them (nowhere while routing is off), and what no signup may take. */
   static TenantUrls urls(OperatorConfig.Routing routing) {
-    return new TenantUrls(routing.scheme(), routing.enabled() ? routing.baseDomain() : "");
+    return new TenantUrls(routing.scheme(), routing.enabled() ? routing.baseDomain() : "",
+        Set.copyOf(routing.reservedSubdomains()));
   }
 
   private void refresh() {

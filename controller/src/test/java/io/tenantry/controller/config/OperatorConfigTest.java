@@ -123,6 +123,28 @@ class OperatorConfigTest {
   }
 
   @Test
+  void theReservedSubdomainsDefaultToTheProductsHostsInfrastructureNamesAndEnvironments() {
+    List<String> reserved = OperatorConfig.defaults().routing().reservedSubdomains();
+    assertThat(reserved).contains("www", "api", "admin", "login", "mail", "app", "auth", "status", "docs", "help", "support",
+        "blog", "cdn", "static", "assets", "dashboard", "console", "portal", "billing", "account", "accounts", "signup",
+        "sso", "smtp", "imap", "pop", "ftp", "ns1", "ns2", "mx", "dev", "staging", "test", "internal", "localhost",
+        "autodiscover", "wpad");
+    assertThat(reserved).doesNotHaveDuplicates();
+    assertThatThrownBy(() -> reserved.add("shop")).isInstanceOf(UnsupportedOperationException.class);
+  }
+
+  @Test
+  void aReservedSubdomainsListReplacesTheDefaultWholeAndEachEntryMustBeALabel() {
+    assertThat(OperatorConfig.parse("routing: {reservedSubdomains: [www, shop]}").routing().reservedSubdomains())
+        .containsExactly("www", "shop");
+    assertThat(OperatorConfig.parse("routing: {reservedSubdomains: []}").routing().reservedSubdomains()).isEmpty();
+    assertThatThrownBy(() -> OperatorConfig.parse("routing: {reservedSubdomains: [www, Admin, 'a.b', '-x']}"))
+        .hasMessage("invalid operator configuration: routing.reservedSubdomains[1]: must be a lowercase DNS label, not Admin;"
+            + " routing.reservedSubdomains[2]: must be a lowercase DNS label, not a.b;"
+            + " routing.reservedSubdomains[3]: must be a lowercase DNS label, not -x");
+  }
+
+  @Test
   void aConfigurationCannotChangeOnceLoaded() {
     OperatorConfig config = OperatorConfig.defaults();
     OperatorConfig changed = config.with("{workers: 2, leaderElection: {enabled: false}}");

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.spares.allocation.TenantUrls;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** The URL allocation answers carry follows the operator's routing settings. */
@@ -15,8 +16,19 @@ class AllocationServiceTest {
 
   @Test
   void answersCarryTheUrlTheOperatorRoutesTenantsAt() {
-    assertThat(urls("{baseDomain: tenants.example.com}")).isEqualTo(new TenantUrls("https", "tenants.example.com"));
-    assertThat(urls("{mode: ingress, baseDomain: apps.test, scheme: http}")).isEqualTo(new TenantUrls("http", "apps.test"));
+    assertThat(urls("{baseDomain: tenants.example.com, reservedSubdomains: []}"))
+        .isEqualTo(new TenantUrls("https", "tenants.example.com"));
+    assertThat(urls("{mode: ingress, baseDomain: apps.test, scheme: http, reservedSubdomains: [www]}"))
+        .isEqualTo(new TenantUrls("http", "apps.test", Set.of("www")));
+  }
+
+  @Test
+  void signupsAreRefusedTheConfiguredReservedSubdomains() {
+    TenantUrls defaults = urls("{baseDomain: tenants.example.com}");
+    assertThat(defaults.reservedSubdomains()).containsExactlyInAnyOrderElementsOf(
+        OperatorConfig.defaults().routing().reservedSubdomains());
+    assertThat(defaults.reserved("www")).isTrue();
+    assertThat(defaults.reserved("initech")).isFalse();
   }
 
   @Test

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.controller.config.OperatorConfig;
+import io.tenantry.controller.policy.PolicyParams;
 import io.tenantry.controller.resources.Names;
 import io.tenantry.controller.resources.RbacModel;
 import java.io.IOException;
@@ -175,6 +176,18 @@ class HelmChartTest {
         .contains("'cust-' + variables.namespaceLabels['tenantry.io/tenant']");
     assertThat(find(objects, "ValidatingAdmissionPolicyBinding", "tenantry-tenant-pods").at("/spec/paramRef/selector/matchLabels")
         .toString()).contains("\"tenantry.io/policy\":\"pods\"");
+  }
+
+  @Test
+  void theReservedSubdomainsPolicyReadsTheParametersTheOperatorWritesInItsTemplateNamespace() {
+    JsonNode binding = find(render(), "ValidatingAdmissionPolicyBinding", "tenantry-reserved-subdomains");
+    assertThat(binding.at("/spec/paramRef/name").asText()).isEqualTo(PolicyParams.NAME);
+    assertThat(binding.at("/spec/paramRef/namespace").asText()).isEqualTo(OperatorConfig.defaults().templateNamespace());
+    assertThat(binding.at("/spec/paramRef/parameterNotFoundAction").asText()).isEqualTo("Allow");
+    assertThat(find(render("--set", "config.templateNamespace=shared-templates"), "ValidatingAdmissionPolicyBinding",
+        "tenantry-reserved-subdomains").at("/spec/paramRef/namespace").asText()).isEqualTo("shared-templates");
+    assertThat(find(render(), "ValidatingAdmissionPolicy", "tenantry-reserved-subdomains").at("/spec/paramKind/kind").asText())
+        .isEqualTo("ConfigMap");
   }
 
   @Test

@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  *       the same body for every retry of the request id, whatever subdomain the retry names; {@code url}
  *       is absent while routing is off;</li>
  *   <li>400 {@code {"error", "field"}}: malformed JSON, a missing, unknown or invalid field, an unknown pool,
- *       a subdomain while routing is off;</li>
+ *       a subdomain while routing is off, a reserved subdomain;</li>
  *   <li>409 {@code {"error", "field": "subdomain"}}: another tenant holds the subdomain; nothing was bound;</li>
  *   <li>401 missing or wrong token; 405 not a POST; 413 body too large; 415 not JSON;</li>
  *   <li>503 with {@code Retry-After}: no Ready spare (the pool grows), or the fleet records or a

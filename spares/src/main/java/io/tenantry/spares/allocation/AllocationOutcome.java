@@ -51,8 +51,8 @@ public sealed interface AllocationOutcome {
   }
 
   /**
-   * The request names a subdomain this operator cannot give: routing is off, or the hostname would
-   * not be a valid name. Nothing was bound; the request must change.
+   * The request names a subdomain this operator cannot give: routing is off, the subdomain is
+   * reserved, or the hostname would not be a valid name. Nothing was bound; the request must change.
    */
   record SubdomainRefused(String subdomain, String message) implements AllocationOutcome {
   }

@@ -181,6 +181,12 @@ public final class Allocator implements Allocations, AutoCloseable {
     if (!urls.enabled()) {
       return new SubdomainRefused(request.subdomain(), "routing is off: the operator has no routing.baseDomain");
     }
+    if (urls.reserved(request.subdomain())) {
+      LOG.info("reserved subdomain refused; nothing bound {} {}", kv("requestId", request.requestId()),
+          kv("subdomain", request.subdomain()));
+      return new SubdomainRefused(request.subdomain(), "subdomain " + request.subdomain()
+          + " is reserved (the operator's routing.reservedSubdomains); choose another subdomain");
+    }
     String hostname = urls.hostname(request.subdomain());
     try {
       FleetNames.requireHostname("subdomain", hostname);

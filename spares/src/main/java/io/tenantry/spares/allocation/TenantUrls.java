@@ -3,6 +3,7 @@ package io.tenantry.spares.allocation;
 import io.tenantry.spares.fleet.Allocation;
 import io.tenantry.spares.fleet.FleetNames;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Where allocated tenants are reached: {@code <scheme>://<subdomain or tenant name>.<baseDomain>/},
@@ -11,8 +12,9 @@ import java.util.Optional;
  *
  * @param scheme {@code https} or {@code http}
  * @param baseDomain the domain tenants are routed under; empty when routing is off
+ * @param reservedSubdomains the subdomains no signup may take (the operator's routing.reservedSubdomains)
  */
-public record TenantUrls(String scheme, String baseDomain) {
+public record TenantUrls(String scheme, String baseDomain, Set<String> reservedSubdomains) {
 
   /** Routing off: no tenant has a URL, and a signup naming a subdomain is refused. */
   public static final TenantUrls OFF = new TenantUrls("https", "");
@@ -25,6 +27,17 @@ public record TenantUrls(String scheme, String baseDomain) {
     if (!baseDomain.isEmpty()) {
       FleetNames.requireHostname("routing.baseDomain", baseDomain);
     }
+    reservedSubdomains = Set.copyOf(reservedSubdomains);
+  }
+
+  /** No subdomain reserved. */
+  public TenantUrls(String scheme, String baseDomain) {
+    this(scheme, baseDomain, Set.of());
+  }
+
+  /** Whether no tenant may take {@code label} as its subdomain. */
+  public boolean reserved(String label) {
+    return reservedSubdomains.contains(label);
   }
 
   /** Whether tenants are routed at all. */

@@ -13,7 +13,10 @@ import io.tenantry.spares.allocation.AllocationOutcome.NoSpare;
 import io.tenantry.spares.allocation.AllocationOutcome.SubdomainRefused;
 import io.tenantry.spares.allocation.AllocationOutcome.SubdomainTaken;
 import io.tenantry.spares.allocation.AllocationOutcome.UnknownPool;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tenantry.spares.fleet.Allocation;
+import io.tenantry.spares.fleet.Cluster;
+import io.tenantry.spares.fleet.InMemoryFleetRecords;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -26,11 +29,13 @@ import java.net.http.HttpRequest.BodyPublishers;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandlers;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 import java.util.stream.Stream;
@@ -244,6 +249,33 @@ class AllocationApiTest {
     JsonNode body = JSON.readTree(response.body());
     assertThat(body.path("field").asText()).isEqualTo("subdomain");
     assertThat(body.path("error").asText()).isEqualTo("routing is off: the operator has no routing.baseDomain");
+  }
+
+  @Test
+  void aReservedSubdomainIs400OnTheSubdomainAndNoSpareIsBound() throws Exception {
+    InMemoryFleetRecords records = new InMemoryFleetRecords();
+    records.registerCluster(new Cluster("c1", "c1-context", Map.of(), Instant.EPOCH));
+    InMemorySpareSources sources = new InMemorySpareSources();
+    InMemorySpareCluster c1 = sources.add(new InMemorySpareCluster("c1", "default").ready("s1", "default", Instant.EPOCH));
+    try (Allocator allocator = new Allocator(records, sources, new TenantUrls("https", "tenants.example", Set.of("www", "api")),
+        Clock.systemUTC(), Duration.ofSeconds(10), new SimpleMeterRegistry())) {
+      answer = allocator::allocate;
+
+      HttpResponse<String> response = send(Call.post(VALID.replace("}", ",\"subdomain\":\"www\"}")));
+
+      assertThat(response.statusCode()).isEqualTo(400);
+      JsonNode body = JSON.readTree(response.body());
+      assertThat(body.path("field").asText()).isEqualTo("subdomain");
+      assertThat(body.path("error").asText())
+          .isEqualTo("subdomain www is reserved (the operator's routing.reservedSubdomains); choose another subdomain");
+      assertThat(c1.binds()).as("binds attempted").isZero();
+      assertThat(records.hostnameHolder("www.tenants.example")).as("hostname claimed").isEmpty();
+      assertThat(records.findAllocation("signup-1")).as("allocation recorded").isEmpty();
+
+      // The same request id asking for a free subdomain then gets the spare.
+      assertThat(send(Call.post(VALID.replace("}", ",\"subdomain\":\"initech\"}"))).statusCode()).isEqualTo(200);
+      assertThat(c1.binds()).isEqualTo(1);
+    }
   }
 
   @Test

@@ -515,6 +515,22 @@ class AllocatorTest {
   }
 
   @Test
+  void aReservedSubdomainIsRefusedUnboundAndUnclaimedWhileOthersAreServed() {
+    InMemorySpareCluster c1 = cluster("c1", "default").ready("s1", "default", T0).ready("s2", "default", NOW);
+    Allocator allocator = newAllocator(new TenantUrls("https", "tenants.example", Set.of("www", "mail")));
+
+    assertThat(allocator.allocate(named("signup-1", "www"))).isEqualTo(new SubdomainRefused("www",
+        "subdomain www is reserved (the operator's routing.reservedSubdomains); choose another subdomain"));
+    assertThat(c1.binds()).as("binds attempted").isZero();
+    assertThat(records.hostnameHolder("www.tenants.example")).as("claimed").isEmpty();
+    assertThat(records.findAllocation("signup-1")).as("recorded").isEmpty();
+
+    assertThat(allocator.allocate(named("signup-2", "wwwx"))).isInstanceOf(Allocated.class);
+    assertThat(allocator.allocate(request("signup-3"))).as("no subdomain: the spare's name").isInstanceOf(Allocated.class);
+    assertThat(registry.get("tenantry.allocation.duration").tag("outcome", "subdomain_refused").timer().count()).isEqualTo(1);
+  }
+
+  @Test
   void aSubdomainTooLongForTheBaseDomainIsRefusedUnbound() {
     InMemorySpareCluster c1 = cluster("c1", "default").ready("s1", "default", T0);
     String longDomain = ("d".repeat(60) + ".").repeat(3) + "example";

@@ -1,0 +1,127 @@
+package io.tenantry.controller.operator;
+
+import static io.tenantry.controller.operator.OperatorHarness.tenant;
+import static io.tenantry.controller.operator.OperatorHarness.uniqueName;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.Resource;
+import io.tenantry.api.v1alpha1.Tenant;
+import io.tenantry.controller.config.OperatorConfig;
+import io.tenantry.controller.policy.PolicyParams;
+import io.tenantry.testsupport.TestCluster;
+import io.tenantry.testsupport.WithCluster;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The chart's reserved-subdomains policy, with its parameters written by a running operator: a
+ * Tenant written directly is refused a reserved subdomain (or, without one, a reserved name), and
+ * the operator keeps the parameters as its configuration says. On the simulated cluster: the
+ * harness purges what a class created, and a purge waits for the namespace controller.
+ */
+@WithCluster(workloads = true)
+class ReservedSubdomainsIT {
+
+  /** The template namespace the chart's binding reads the parameters from, with the chart's default values. */
+  private static final String TEMPLATES = "tenantry-templates";
+  private static OperatorHarness harness;
+  private static KubernetesClient client;
+
+  @BeforeAll
+  static void startOperator(TestCluster cluster, KubernetesClient kubernetesClient) throws Exception {
+    client = kubernetesClient;
+    harness = new OperatorHarness(cluster, OperatorConfig.defaults().with("""
+        templateNamespace: tenantry-templates
+        secretStore: {templateSyncSeconds: 1}
+        routing: {baseDomain: tenants.example}
+        """));
+    OperatorHarness.installAdmissionPolicy(client);
+    // The API server takes a moment to load a new policy and its binding: probed by dry runs, which store nothing.
+    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250)).until(() -> {
+      try {
+        client.resources(Tenant.class).resource(withSubdomain(uniqueName("probe"), "www")).dryRun().create();
+        return false;
+      } catch (KubernetesClientException e) {
+        return e.getMessage().contains("is reserved");
+      }
+    });
+  }
+
+  @AfterAll
+  static void stopOperator() {
+    harness.close();
+  }
+
+  private static Tenant withSubdomain(String name, String subdomain) {
+    Tenant tenant = tenant(name, 1, false);
+    tenant.getSpec().setSubdomain(subdomain);
+    return tenant;
+  }
+
+  private static Resource<ConfigMap> params() {
+    return client.configMaps().inNamespace(TEMPLATES).withName(PolicyParams.NAME);
+  }
+
+  @Test
+  void theOperatorWritesTheReservedListForThePolicy() {
+    ConfigMap params = params().get();
+    assertThat(params.getData().get(PolicyParams.RESERVED_SUBDOMAINS).split(","))
+        .containsExactlyElementsOf(OperatorConfig.defaults().routing().reservedSubdomains());
+    assertThat(params.getMetadata().getManagedFields()).extracting(f -> f.getManager()).contains("tenantry");
+  }
+
+  @Test
+  void aReservedSubdomainIsRefusedWithThePolicysMessageAndAnotherIsAccepted() {
+    String refused = uniqueName("www");
+    assertThatThrownBy(() -> client.resources(Tenant.class).resource(withSubdomain(refused, "www")).create())
+        .isInstanceOfSatisfying(KubernetesClientException.class, e -> {
+          assertThat(e.getCode()).isEqualTo(403);
+          assertThat(e.getMessage()).contains("ValidatingAdmissionPolicy 'tenantry-reserved-subdomains'")
+              .contains("spec.subdomain: www is reserved (routing.reservedSubdomains of the operator): choose another subdomain");
+        });
+    assertThat(client.resources(Tenant.class).withName(refused).get()).as("stored").isNull();
+
+    String acme = uniqueName("acme");
+    client.resources(Tenant.class).resource(withSubdomain(acme, "acme")).create();
+    Tenant stored = client.resources(Tenant.class).withName(acme).get();
+    assertThat(stored.getSpec().getSubdomain()).isEqualTo("acme");
+
+    // Changing to a reserved subdomain is refused; any other change of the tenant is not.
+    stored.getSpec().setSubdomain("admin");
+    assertThatThrownBy(() -> client.resources(Tenant.class).resource(stored).update())
+        .hasMessageContaining("spec.subdomain: admin is reserved");
+    Tenant current = client.resources(Tenant.class).withName(acme).get();
+    current.getSpec().setSubdomain("acme-shop");
+    assertThat(client.resources(Tenant.class).resource(current).update().getSpec().getSubdomain()).isEqualTo("acme-shop");
+  }
+
+  @Test
+  void aTenantNamedAsAReservedSubdomainNeedsAnotherSubdomain() {
+    assertThatThrownBy(() -> client.resources(Tenant.class).resource(tenant("mail", 1, false)).create())
+        .hasMessageContaining("spec.subdomain: Tenant mail would be reached at its name, which is reserved");
+    assertThat(client.resources(Tenant.class).withName("mail").get()).as("stored").isNull();
+
+    client.resources(Tenant.class).resource(withSubdomain("mail", "mail-team")).create();
+    assertThat(client.resources(Tenant.class).withName("mail").get().getSpec().getSubdomain()).isEqualTo("mail-team");
+  }
+
+  @Test
+  void aHandEditOrADeletionOfTheParametersIsPutBack() {
+    String reserved = params().get().getData().get(PolicyParams.RESERVED_SUBDOMAINS);
+    params().edit(c -> new ConfigMapBuilder(c).addToData(PolicyParams.RESERVED_SUBDOMAINS, "").build());
+    await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(200))
+        .until(() -> reserved.equals(params().get().getData().get(PolicyParams.RESERVED_SUBDOMAINS)));
+
+    params().delete();
+    await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(200))
+        .until(() -> params().get() != null && reserved.equals(params().get().getData().get(PolicyParams.RESERVED_SUBDOMAINS)));
+  }
+}
