@@ -3,6 +3,7 @@ package io.tenantry.deploy.cli;
 import io.tenantry.deploy.rollout.PoolProgress;
 import io.tenantry.deploy.rollout.Rollout;
 import io.tenantry.deploy.rollout.RolloutEngine;
+import io.tenantry.deploy.rollout.TenantProgress;
 import io.tenantry.deploy.rollout.TenantProgress.Step;
 import io.tenantry.deploy.rollout.Wave;
 import java.time.LocalTime;
@@ -64,7 +65,7 @@ final class ProgressView implements RolloutEngine.Listener {
     long failed = rollout.failures();
     int filled = total == 0 ? BAR : (int) ((succeeded + failed) * BAR / total);
     lines.add("[" + "#".repeat(filled) + "-".repeat(BAR - filled) + "]  " + succeeded + "/" + total + " on "
-        + rollout.request().version() + ", " + failed + " failed (max " + rollout.request().maxFailures() + ")");
+        + rollout.request().version() + ", " + failed + " failed (" + rollout.request().failureLimits().describe() + ")");
     List<Wave> waves = rollout.waves();
     Wave current = rollout.currentWave();
     int from = current == null ? Math.max(0, waves.size() - waveRows) : Math.max(0, current.index() - 1 - 2);
@@ -87,6 +88,19 @@ final class ProgressView implements RolloutEngine.Listener {
     }
     for (PoolProgress pool : rollout.pools()) {
       lines.add("pool " + pool.cluster() + "/" + pool.pool() + ": " + (pool.updated() ? "follows" : "waits for its cluster"));
+    }
+    return lines;
+  }
+
+  /** One line per failed tenant, with the version it had and why it failed, in wave order. */
+  static List<String> failedTenants(Rollout rollout) {
+    List<String> lines = new ArrayList<>();
+    for (Wave wave : rollout.waves()) {
+      for (TenantProgress t : wave.tenants()) {
+        if (t.step() == Step.FAILED) {
+          lines.add(t.failedLine(wave.cluster()));
+        }
+      }
     }
     return lines;
   }
