@@ -55,7 +55,9 @@ record DeployCommand(RolloutRequest request) implements Command {
         Clock.systemUTC());
     Rollout rollout = started.rollout();
     if (started.existing()) {
-      terminal.out().println("resuming unfinished rollout " + rollout.id() + " (" + rollout.state() + ")");
+      // The stored limits apply, not the ones given now: say which.
+      terminal.out().println("resuming unfinished rollout " + rollout.id() + " (" + rollout.state() + "), with its "
+          + rollout.request().failureLimits().describe());
     } else {
       terminal.out().println("rollout " + rollout.id() + ": " + rollout.tenants() + " tenant(s) in "
           + rollout.waves().size() + " wave(s) across " + String.join(", ", rollout.clusters()) + "; "

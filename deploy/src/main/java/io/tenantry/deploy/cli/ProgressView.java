@@ -7,11 +7,12 @@ import io.tenantry.deploy.rollout.TenantProgress;
 import io.tenantry.deploy.rollout.TenantProgress.Step;
 import io.tenantry.deploy.rollout.Wave;
 import java.time.LocalTime;
-import java.time.temporal.ChronoUnit;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * A rollout as it goes. On a terminal: a table of the waves around the current one, with a
@@ -23,6 +24,8 @@ final class ProgressView implements RolloutEngine.Listener {
   private static final int WAVE_ROWS = 8;
   private static final int EVENTS = 3;
   private static final int BAR = 30;
+  /** Always with seconds: LocalTime's own toString drops them on a whole minute. */
+  private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss", Locale.ROOT);
 
   private final Command.Terminal terminal;
   private final Deque<String> events = new ArrayDeque<>();
@@ -34,7 +37,7 @@ final class ProgressView implements RolloutEngine.Listener {
 
   @Override
   public void changed(Rollout rollout, String event) {
-    String line = LocalTime.now().truncatedTo(ChronoUnit.SECONDS) + " " + event;
+    String line = TIME.format(LocalTime.now()) + " " + event;
     if (!terminal.live()) {
       terminal.out().println(line);
       return;

@@ -71,6 +71,9 @@ class TenantctlTest {
     }
     assertThat(run.out()).contains("--datastore-project", "TENANTRY_DATASTORE_PROJECT", "DATASTORE_EMULATOR_HOST",
         "--datastore-namespace", "--kubeconfig");
+    // The failure flags' one rule, and the exit status of a rollout that went through with failures.
+    assertThat(run.out()).contains("[--max-failure-ratio R]", "Without either flag K is 1; with only R, there is no K",
+        "5 the rollout went through every");
   }
 
   @Test
