@@ -21,6 +21,7 @@ final class Args {
   static final Set<String> SWITCHES = Set.of("--all", "--help", "-h");
 
   private static final Pattern DURATION = Pattern.compile("(\\d{1,7})([smh]?)");
+  private static final Pattern DECIMAL = Pattern.compile("-?(\\d{1,9}(\\.\\d{0,9})?|\\.\\d{1,9})");
 
   private final List<String> positionals;
   private final Map<String, List<String>> options;
@@ -133,6 +134,26 @@ final class Args {
     } catch (NumberFormatException e) {
       throw new UsageException(name + ": not a whole number: \"" + value + "\"");
     }
+  }
+
+  /** An optional whole number option: null when absent. */
+  Integer optionalInteger(String name) {
+    return has(name) ? integer(name, 0) : null;
+  }
+
+  /**
+   * An optional decimal number option ({@code 0.2}, {@code .5}, {@code 1}): null when absent. Plain
+   * decimals only; Java's own double syntax would also take {@code NaN}, {@code 0x1p-3} or {@code 0.2d}.
+   */
+  Double optionalDecimal(String name) {
+    String value = one(name);
+    if (value == null) {
+      return null;
+    }
+    if (!DECIMAL.matcher(value.strip()).matches()) {
+      throw new UsageException(name + ": not a decimal number (such as 0.2): \"" + value + "\"");
+    }
+    return Double.valueOf(value.strip());
   }
 
   /** A duration: {@code 90}, {@code 90s}, {@code 10m} or {@code 1h}. */

@@ -1,5 +1,6 @@
 package io.tenantry.deploy.cli;
 
+import io.tenantry.deploy.rollout.FailureLimits;
 import io.tenantry.deploy.rollout.Rollout;
 import io.tenantry.deploy.rollout.RolloutEngine;
 import io.tenantry.deploy.rollout.RolloutRequest;
@@ -14,7 +15,6 @@ record DeployCommand(RolloutRequest request) implements Command {
 
   static final String NAME = "deploy";
   static final int DEFAULT_WAVE_SIZE = 10;
-  static final int DEFAULT_MAX_FAILURES = 1;
   static final Duration DEFAULT_TENANT_TIMEOUT = Duration.ofMinutes(10);
   /** How often the tenants of a wave are read, and the rollout's record (pause, abort) with them. */
   static final Duration POLL_INTERVAL = Duration.ofSeconds(1);
@@ -22,7 +22,7 @@ record DeployCommand(RolloutRequest request) implements Command {
 
   static DeployCommand parse(Args args) {
     args.allowOnly(NAME, "--app", "--version", "--tenants", "--selector", "--all", "--clusters", "--wave-size",
-        "--max-failures", "--tenant-timeout");
+        "--max-failures", "--max-failure-ratio", "--tenant-timeout");
     args.positionals(NAME, 1);
     String app = required(args, "--app");
     String version = required(args, "--version");
@@ -36,7 +36,8 @@ record DeployCommand(RolloutRequest request) implements Command {
       throw new UsageException("--tenants: must name at least one tenant");
     }
     return new DeployCommand(new RolloutRequest(app, version, selection, args.list("--clusters"),
-        args.integer("--wave-size", DEFAULT_WAVE_SIZE), args.integer("--max-failures", DEFAULT_MAX_FAILURES),
+        args.integer("--wave-size", DEFAULT_WAVE_SIZE),
+        FailureLimits.fromFlags(args.optionalInteger("--max-failures"), args.optionalDecimal("--max-failure-ratio")),
         args.duration("--tenant-timeout", DEFAULT_TENANT_TIMEOUT)));
   }
 
@@ -54,7 +55,9 @@ record DeployCommand(RolloutRequest request) implements Command {
         Clock.systemUTC());
     Rollout rollout = started.rollout();
     if (started.existing()) {
-      terminal.out().println("resuming unfinished rollout " + rollout.id() + " (" + rollout.state() + ")");
+      // The stored limits apply, not the ones given now: say which.
+      terminal.out().println("resuming unfinished rollout " + rollout.id() + " (" + rollout.state() + "), with its "
+          + rollout.request().failureLimits().describe());
     } else {
       terminal.out().println("rollout " + rollout.id() + ": " + rollout.tenants() + " tenant(s) in "
           + rollout.waves().size() + " wave(s) across " + String.join(", ", rollout.clusters()) + "; "
@@ -68,13 +71,25 @@ record DeployCommand(RolloutRequest request) implements Command {
     return execute(fleet, rollout.id(), terminal);
   }
 
-  /** Runs the stored rollout with the progress view; the exit status says how it ended. */
+  /**
+   * Runs the stored rollout with the progress view, then lists its failed tenants with their
+   * reasons; the exit status says how it ended ({@link #exitStatus}).
+   */
   static int execute(Fleet fleet, String id, Terminal terminal) throws InterruptedException {
     RolloutEngine engine = new RolloutEngine(fleet.rollouts(), fleet::client, Clock.systemUTC(), POLL_INTERVAL,
         new ProgressView(terminal));
     Rollout done = engine.run(id);
-    return switch (done.state()) {
-      case SUCCEEDED -> 0;
+    ProgressView.failedTenants(done).forEach(terminal.out()::println);
+    return exitStatus(done);
+  }
+
+  /**
+   * 0 only when every tenant is on the new version; 5 when every wave ran but some tenants failed
+   * within the limits; 3 halted; 4 paused or aborted; 1 still RUNNING (a runner that stopped early).
+   */
+  static int exitStatus(Rollout rollout) {
+    return switch (rollout.state()) {
+      case SUCCEEDED -> rollout.failures() == 0 ? 0 : 5;
       case HALTED -> 3;
       case PAUSED, ABORTED -> 4;
       case RUNNING -> 1;

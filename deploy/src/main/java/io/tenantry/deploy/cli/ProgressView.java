@@ -3,14 +3,16 @@ package io.tenantry.deploy.cli;
 import io.tenantry.deploy.rollout.PoolProgress;
 import io.tenantry.deploy.rollout.Rollout;
 import io.tenantry.deploy.rollout.RolloutEngine;
+import io.tenantry.deploy.rollout.TenantProgress;
 import io.tenantry.deploy.rollout.TenantProgress.Step;
 import io.tenantry.deploy.rollout.Wave;
 import java.time.LocalTime;
-import java.time.temporal.ChronoUnit;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * A rollout as it goes. On a terminal: a table of the waves around the current one, with a
@@ -22,6 +24,8 @@ final class ProgressView implements RolloutEngine.Listener {
   private static final int WAVE_ROWS = 8;
   private static final int EVENTS = 3;
   private static final int BAR = 30;
+  /** Always with seconds: LocalTime's own toString drops them on a whole minute. */
+  private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss", Locale.ROOT);
 
   private final Command.Terminal terminal;
   private final Deque<String> events = new ArrayDeque<>();
@@ -33,7 +37,7 @@ final class ProgressView implements RolloutEngine.Listener {
 
   @Override
   public void changed(Rollout rollout, String event) {
-    String line = LocalTime.now().truncatedTo(ChronoUnit.SECONDS) + " " + event;
+    String line = TIME.format(LocalTime.now()) + " " + event;
     if (!terminal.live()) {
       terminal.out().println(line);
       return;
@@ -64,7 +68,7 @@ final class ProgressView implements RolloutEngine.Listener {
     long failed = rollout.failures();
     int filled = total == 0 ? BAR : (int) ((succeeded + failed) * BAR / total);
     lines.add("[" + "#".repeat(filled) + "-".repeat(BAR - filled) + "]  " + succeeded + "/" + total + " on "
-        + rollout.request().version() + ", " + failed + " failed (max " + rollout.request().maxFailures() + ")");
+        + rollout.request().version() + ", " + failed + " failed (" + rollout.request().failureLimits().describe() + ")");
     List<Wave> waves = rollout.waves();
     Wave current = rollout.currentWave();
     int from = current == null ? Math.max(0, waves.size() - waveRows) : Math.max(0, current.index() - 1 - 2);
@@ -87,6 +91,19 @@ final class ProgressView implements RolloutEngine.Listener {
     }
     for (PoolProgress pool : rollout.pools()) {
       lines.add("pool " + pool.cluster() + "/" + pool.pool() + ": " + (pool.updated() ? "follows" : "waits for its cluster"));
+    }
+    return lines;
+  }
+
+  /** One line per failed tenant, with the version it had and why it failed, in wave order. */
+  static List<String> failedTenants(Rollout rollout) {
+    List<String> lines = new ArrayList<>();
+    for (Wave wave : rollout.waves()) {
+      for (TenantProgress t : wave.tenants()) {
+        if (t.step() == Step.FAILED) {
+          lines.add(t.failedLine(wave.cluster()));
+        }
+      }
     }
     return lines;
   }

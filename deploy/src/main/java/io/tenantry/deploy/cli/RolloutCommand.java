@@ -3,8 +3,6 @@ package io.tenantry.deploy.cli;
 import io.tenantry.deploy.rollout.Rollout;
 import io.tenantry.deploy.rollout.RolloutState;
 import io.tenantry.deploy.rollout.RolloutSummary;
-import io.tenantry.deploy.rollout.TenantProgress;
-import io.tenantry.deploy.rollout.Wave;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.regex.Pattern;
@@ -53,14 +51,7 @@ record RolloutCommand(String action, String id) implements Command {
       case "status" -> {
         Rollout rollout = fleet.rollouts().get(id).orElseThrow(this::unknown);
         ProgressView.render(rollout, Integer.MAX_VALUE).forEach(terminal.out()::println);
-        for (Wave wave : rollout.waves()) {
-          for (TenantProgress t : wave.tenants()) {
-            if (t.step() == TenantProgress.Step.FAILED) {
-              terminal.out().println("failed " + wave.cluster() + "/" + t.tenant() + " (was " + t.fromVersion() + "): "
-                  + t.detail());
-            }
-          }
-        }
+        ProgressView.failedTenants(rollout).forEach(terminal.out()::println);
         if (rollout.message() != null) {
           terminal.out().println(rollout.message());
         }

@@ -31,14 +31,20 @@ public final class Tenantctl {
                               CLUSTER, TENANT, STATE, PHASE, VERSIONS and READY of every tenant, across
                               every registered cluster (or those named).
         deploy --app APP --version V (--tenants T1,T2 | --selector SELECTOR | --all)
-               [--clusters C1,C2] [--wave-size N] [--max-failures K] [--tenant-timeout DURATION]
+               [--clusters C1,C2] [--wave-size N] [--max-failures K] [--max-failure-ratio R]
+               [--tenant-timeout DURATION]
                               Roll APP to version V in waves of N tenants (default 10), cluster by
                               cluster (in --clusters order, else by name), a wave at a time: a wave is
                               done when each of its tenants reports V Ready or has failed. A tenant
                               fails when the operator marks it Degraded (its rollout passed the
                               operator's rolloutDeadlineSeconds) or when it is not Ready on V within
-                              --tenant-timeout (default 10m) of the write. After K failed tenants
-                              (default 1) no new wave starts: the rest keep their version. With --all,
+                              --tenant-timeout (default 10m) of the write. Failed tenants are
+                              listed with their reasons as they fail and at the end. After each
+                              wave, the rollout halts (no new wave starts, the rest keep their
+                              version) when either bound is passed: K failed tenants in all, or a
+                              wave of which more than R (0 < R <= 1, e.g. 0.2) of the tenants
+                              failed. Without either flag K is 1; with only R, there is no K, so
+                              one tenant that cannot roll does not halt the fleet. With --all,
                               each cluster's spare pools follow once its waves are done. Unallocated
                               spares follow their pool; Frozen and Archived tenants are left out.
                               Running the same deploy again resumes its unfinished rollout.
@@ -67,9 +73,11 @@ public final class Tenantctl {
         --kubeconfig FILE[:FILE]  Where the clusters' contexts are (default $KUBECONFIG, else ~/.kube/config).
         -h, --help                Show this help.
 
-      Exit status: 0 done, 1 a cluster, Datastore or the allocation API failed (or had no spare), or the
-      command conflicts with a rollout's state, 2 bad usage or a request the API refused (nothing was
-      changed), 3 the rollout halted after --max-failures, 4 the rollout was paused or aborted.
+      Exit status: 0 done (for deploy: every tenant on the new version), 1 a cluster, Datastore or the
+      allocation API failed (or had no spare), or the command conflicts with a rollout's state, 2 bad
+      usage or a request the API refused (nothing was changed), 3 the rollout halted (--max-failures or
+      --max-failure-ratio passed), 4 the rollout was paused or aborted, 5 the rollout went through every
+      wave but some tenants failed (within --max-failures and --max-failure-ratio).
       """;
 
   static final Set<String> GLOBAL_OPTIONS = Set.of("--datastore-project", "--datastore-namespace", "--kubeconfig");

@@ -4,6 +4,7 @@ import com.google.cloud.Timestamp;
 import com.google.cloud.datastore.BooleanValue;
 import com.google.cloud.datastore.Datastore;
 import com.google.cloud.datastore.DatastoreException;
+import com.google.cloud.datastore.DoubleValue;
 import com.google.cloud.datastore.Entity;
 import com.google.cloud.datastore.EntityValue;
 import com.google.cloud.datastore.FullEntity;
@@ -32,7 +33,9 @@ import java.util.Optional;
  * <ul>
  *   <li>{@code Rollout}, key name = rollout id: the request ({@code app} indexed, for
  *       {@link #unfinished}; {@code version}, {@code selection}, {@code clusters}, {@code waveSize},
- *       {@code maxFailures}, {@code tenantTimeoutSeconds}), {@code state}, the counts
+ *       {@code maxFailures} and {@code maxFailureRatio}, each absent when it does not apply; records
+ *       written before the ratio existed have {@code maxFailures} only, and load as such;
+ *       {@code tenantTimeoutSeconds}), {@code state}, the counts
  *       ({@code tenants}, {@code succeeded}, {@code failed}), {@code pools} (list of
  *       {cluster, pool, updated}), {@code runner}, {@code heartbeatAt}, {@code createdAt},
  *       {@code updatedAt}, {@code message}.</li>
@@ -255,7 +258,6 @@ public final class DatastoreRolloutRecords implements RolloutRecords {
         .set("selection", unindexed(r.request().selection().describe()))
         .set("clusters", ListValue.of(r.clusters().stream().map(c -> (Value<?>) unindexed(c)).toList()))
         .set("waveSize", q.waveSize())
-        .set("maxFailures", q.maxFailures())
         .set("tenantTimeoutSeconds", q.tenantTimeout().toSeconds())
         .set("state", r.state().name())
         .set("tenants", r.tenants())
@@ -264,6 +266,13 @@ public final class DatastoreRolloutRecords implements RolloutRecords {
         .set("pools", pools(r.pools()))
         .set("createdAt", timestamp(r.createdAt()))
         .set("updatedAt", timestamp(r.updatedAt()));
+    FailureLimits limits = q.failureLimits();
+    if (limits.maxFailures() != null) {
+      b.set("maxFailures", limits.maxFailures());
+    }
+    if (limits.maxFailureRatio() != null) {
+      b.set("maxFailureRatio", DoubleValue.newBuilder(limits.maxFailureRatio()).setExcludeFromIndexes(true).build());
+    }
     if (r.message() != null) {
       b.set("message", unindexed(r.message()));
     }
@@ -273,7 +282,7 @@ public final class DatastoreRolloutRecords implements RolloutRecords {
   private static Rollout rollout(Entity e, List<Wave> waves) {
     List<String> clusters = e.<StringValue>getList("clusters").stream().map(Value::get).toList();
     RolloutRequest request = new RolloutRequest(e.getString("app"), e.getString("version"),
-        Selection.parse(e.getString("selection")), clusters, (int) e.getLong("waveSize"), (int) e.getLong("maxFailures"),
+        Selection.parse(e.getString("selection")), clusters, (int) e.getLong("waveSize"), failureLimits(e),
         Duration.ofSeconds(e.getLong("tenantTimeoutSeconds")));
     List<PoolProgress> pools = e.<EntityValue>getList("pools").stream().map(v -> {
       FullEntity<?> p = v.get();
@@ -282,6 +291,12 @@ public final class DatastoreRolloutRecords implements RolloutRecords {
     return new Rollout(e.getKey().getName(), request, RolloutState.valueOf(e.getString("state")), clusters, waves, pools,
         instant(e, "createdAt"), instant(e, "updatedAt"), optionalString(e, "message"), optionalString(e, "runner"),
         optionalInstant(e, "heartbeatAt"));
+  }
+
+  /** As stored; a record from before the ratio has {@code maxFailures} alone, which stays its only bound. */
+  private static FailureLimits failureLimits(FullEntity<?> e) {
+    return new FailureLimits(e.contains("maxFailures") ? Math.toIntExact(e.getLong("maxFailures")) : null,
+        e.contains("maxFailureRatio") ? e.getDouble("maxFailureRatio") : null);
   }
 
   private static ListValue pools(List<PoolProgress> pools) {

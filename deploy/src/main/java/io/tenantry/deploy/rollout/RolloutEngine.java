@@ -16,10 +16,11 @@ import java.util.function.Function;
  * another: waves already done are skipped, a wave in progress is watched again (tenants already
  * written are not written twice).
  *
- * <p>Stops: after a wave that brings the failures to {@code --max-failures} (HALTED: the tenants
+ * <p>Stops: after a wave that passes the request's {@link FailureLimits} (HALTED: the tenants
  * not reached keep their version), or at the next poll after a {@code pause} or {@code abort} from
  * another terminal (the record says so; the wave in flight keeps rolling in the cluster and is
- * watched again on resume).
+ * watched again on resume). A tenant that fails within the limits is told to the listener, with its
+ * reason, and counted as failed in the record; the rollout goes on.
  */
 public final class RolloutEngine {
 
@@ -58,15 +59,8 @@ public final class RolloutEngine {
       listener.changed(run.rollout, "running rollout " + id + ": " + run.rollout.request().app() + " to "
           + run.rollout.request().version());
       if (run.execute()) {
-        long failed = run.rollout.failures();
-        boolean halted = failed >= run.rollout.request().maxFailures();
-        finalState = halted ? RolloutState.HALTED : RolloutState.SUCCEEDED;
-        long notReached = run.rollout.count(TenantProgress.Step.PENDING);
-        message = halted
-            ? "halted after " + failed + " failed tenant(s) (--max-failures " + run.rollout.request().maxFailures()
-                + "); " + notReached + " tenant(s) not reached keep their version"
-            : run.rollout.count(TenantProgress.Step.SUCCEEDED) + " tenant(s) on " + run.rollout.request().version()
-                + (failed == 0 ? "" : ", " + failed + " failed") + ", " + run.rollout.pools().size() + " pool(s) followed";
+        finalState = run.halt != null ? RolloutState.HALTED : RolloutState.SUCCEEDED;
+        message = run.halt != null ? halted(run.rollout, run.halt) : succeeded(run.rollout);
       }
     } finally {
       // Also on an exception or interrupt: the rollout stays as it was (RUNNING), free for a resume.
@@ -77,27 +71,45 @@ public final class RolloutEngine {
     return run.rollout;
   }
 
+  private static String halted(Rollout rollout, FailureLimits.Verdict.Halt halt) {
+    return "halted after " + halt.reason() + "; " + rollout.count(TenantProgress.Step.PENDING)
+        + " tenant(s) not reached keep their version";
+  }
+
+  private static String succeeded(Rollout rollout) {
+    long failed = rollout.failures();
+    return rollout.count(TenantProgress.Step.SUCCEEDED) + " tenant(s) on " + rollout.request().version()
+        + (failed == 0 ? "" : ", " + failed + " failed (within " + rollout.request().failureLimits().describe() + ")")
+        + ", " + rollout.pools().size() + " pool(s) followed";
+  }
+
   /** One run of one rollout by one runner. */
   private final class Run {
     private final Runner runner;
     private Rollout rollout;
+    /** Set when a finished wave passed the failure limits. */
+    private FailureLimits.Verdict.Halt halt;
 
     Run(Runner runner, Rollout rollout) {
       this.runner = runner;
       this.rollout = rollout;
     }
 
-    /** True when it got to the end (or halted); false when a pause or abort stopped it. */
+    /** True when it got to the end (or halted, see {@link #halt}); false when a pause or abort stopped it. */
     boolean execute() throws InterruptedException {
       for (String cluster : rollout.clusters()) {
         for (Wave wave : rollout.waves()) {
-          if (!wave.cluster().equals(cluster) || wave.done()) {
+          if (!wave.cluster().equals(cluster)) {
             continue;
           }
-          if (!runWave(wave)) {
+          if (!wave.done() && !runWave(wave)) {
             return false;
           }
-          if (rollout.failures() >= rollout.request().maxFailures()) {
+          // Also for a wave found done on a resume: a tenantctl killed right after the halting wave
+          // must not go on past it.
+          Wave finished = rollout.waves().stream().filter(w -> w.index() == wave.index()).findFirst().orElseThrow();
+          if (limits().afterWave(failedUpTo(finished), finished) instanceof FailureLimits.Verdict.Halt h) {
+            halt = h;
             return true;
           }
         }
@@ -120,13 +132,16 @@ public final class RolloutEngine {
         if (records.heartbeat(rollout.id(), runner, clock.instant()) != RolloutState.RUNNING) {
           return false;
         }
-        for (TenantProgress tenant : wave.tenants()) {
+        Wave unwritten = wave;
+        for (TenantProgress tenant : unwritten.tenants()) {
           if (tenant.step() == TenantProgress.Step.PENDING) {
             wave = wave.with(apply(client, tenant, app, version));
           }
         }
-        if (!save(wave, name + ": " + app + "=" + version + " written to " + wave.count(TenantProgress.Step.APPLIED)
-            + " tenant(s)" + failures(wave))) {
+        boolean running = save(wave, name + ": " + app + "=" + version + " written to "
+            + wave.count(TenantProgress.Step.APPLIED) + " tenant(s)" + failures(wave));
+        reportFailed(unwritten, wave);
+        if (!running) {
           return false;
         }
       }
@@ -142,6 +157,7 @@ public final class RolloutEngine {
             ? records.heartbeat(rollout.id(), runner, clock.instant()) == RolloutState.RUNNING
             : save(wave, name + ": " + wave.count(TenantProgress.Step.SUCCEEDED) + "/" + wave.tenants().size()
                 + " on " + version + failures(wave));
+        reportFailed(before, wave);
         if (!running) {
           listener.changed(rollout, rollout.id() + " is " + records.get(rollout.id()).map(Rollout::state).orElseThrow()
               + "; stopped at " + name);
@@ -149,6 +165,26 @@ public final class RolloutEngine {
         }
       }
       return true;
+    }
+
+    private FailureLimits limits() {
+      return rollout.request().failureLimits();
+    }
+
+    /** Failed tenants of {@code wave} and of the waves before it (waves are numbered in rollout order). */
+    private long failedUpTo(Wave wave) {
+      return rollout.waves().stream().filter(w -> w.index() <= wave.index())
+          .mapToLong(w -> w.count(TenantProgress.Step.FAILED)).sum();
+    }
+
+    /** Tells the listener of each tenant that failed since {@code before}, with its reason. */
+    private void reportFailed(Wave before, Wave after) {
+      for (int i = 0; i < after.tenants().size(); i++) {
+        TenantProgress t = after.tenants().get(i);
+        if (t.step() == TenantProgress.Step.FAILED && before.tenants().get(i).step() != TenantProgress.Step.FAILED) {
+          listener.changed(rollout, t.failedLine(after.cluster()));
+        }
+      }
     }
 
     private TenantProgress apply(KubernetesClient client, TenantProgress tenant, String app, String version) {

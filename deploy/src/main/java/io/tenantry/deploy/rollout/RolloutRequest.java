@@ -12,11 +12,11 @@ import java.util.regex.Pattern;
  *
  * @param clusters the clusters to roll across, in this order; empty for every registered cluster, by name
  * @param waveSize tenants per wave; a wave never spans two clusters
- * @param maxFailures failed tenants after which no new wave starts
+ * @param failureLimits when no new wave starts: after too many failed tenants, in all or as a share of a wave
  * @param tenantTimeout how long a tenant of a wave may take to report the new version Ready
  */
 public record RolloutRequest(String app, String version, Selection selection, List<String> clusters, int waveSize,
-    int maxFailures, Duration tenantTimeout) {
+    FailureLimits failureLimits, Duration tenantTimeout) {
 
   public static final int MAX_WAVE_SIZE = 1000;
   private static final Pattern APP = Pattern.compile(Patterns.DNS_LABEL);
@@ -47,8 +47,8 @@ public record RolloutRequest(String app, String version, Selection selection, Li
     if (waveSize < 1 || waveSize > MAX_WAVE_SIZE) {
       throw new RolloutInputException("--wave-size", "must be between 1 and " + MAX_WAVE_SIZE + ", got " + waveSize);
     }
-    if (maxFailures < 1) {
-      throw new RolloutInputException("--max-failures", "must be at least 1, got " + maxFailures);
+    if (failureLimits == null) {
+      throw new RolloutInputException("--max-failures", "a rollout needs --max-failures or --max-failure-ratio");
     }
     if (tenantTimeout == null || tenantTimeout.isNegative() || tenantTimeout.isZero()) {
       throw new RolloutInputException("--tenant-timeout", "must be a positive duration, got " + tenantTimeout);

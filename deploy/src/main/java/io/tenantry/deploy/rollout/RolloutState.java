@@ -8,9 +8,12 @@ public enum RolloutState {
   PAUSED,
   /** Stopped by {@code tenantctl rollout abort}; the tenants not yet reached keep their version. */
   ABORTED,
-  /** Stopped after --max-failures failed tenants; the tenants not yet reached keep their version. */
+  /**
+   * Stopped after a wave that passed --max-failures or --max-failure-ratio ({@link FailureLimits});
+   * the tenants not yet reached keep their version.
+   */
   HALTED,
-  /** Every wave finished and the spare pools followed. */
+  /** Every wave finished and the spare pools followed; tenants that failed within the limits are counted failed. */
   SUCCEEDED;
 
   public boolean finished() {

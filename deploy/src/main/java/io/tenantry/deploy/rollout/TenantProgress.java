@@ -38,4 +38,9 @@ public record TenantProgress(String tenant, Step step, String fromVersion, long 
   public TenantProgress failed(String why) {
     return new TenantProgress(tenant, Step.FAILED, fromVersion, generation, appliedAt, why);
   }
+
+  /** How a failed tenant is shown everywhere (progress, summary, status): {@code failed eu/acme (was 1.0.0): why}. */
+  public String failedLine(String cluster) {
+    return "failed " + cluster + "/" + tenant + (fromVersion == null ? "" : " (was " + fromVersion + ")") + ": " + detail;
+  }
 }

@@ -26,6 +26,7 @@ import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.controller.operator.OperatorHarness;
 import io.tenantry.deploy.rollout.AppVersionWriter;
 import io.tenantry.deploy.rollout.DatastoreRolloutRecords;
+import io.tenantry.deploy.rollout.FailureLimits;
 import io.tenantry.deploy.rollout.Rollout;
 import io.tenantry.deploy.rollout.RolloutRecords;
 import io.tenantry.deploy.rollout.RolloutState;
@@ -52,6 +53,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -442,6 +444,49 @@ class RolloutCliIT {
     assertThat(webStatus(failed).getVersion()).as("the previous version keeps serving").isEqualTo("1.0.0");
     assertThat(us.apps().deployments().inNamespace("tenant-" + first).withName("app-web").get().getSpec().getTemplate()
         .getMetadata().getLabels()).containsEntry("app.kubernetes.io/version", "1.0.0");
+  }
+
+  @Test
+  @Order(8)
+  void oneTenantThatCannotRollDoesNotHaltARolloutWithAFailureRatioAndIsReportedFailed() throws Exception {
+    // Named to come first: the tight tenant is in wave 1, whose 1 failure of 5 is at the ratio, not above.
+    String stuck = createReady(eu, "ratio-a", 1, "ratio", "tight").get(0);
+    List<String> others = createReady(eu, "ratio-b", 9, "ratio", "standard");
+
+    CliRun run = tenantctl("deploy", "--app", "web", "--version", "2.0.0", "--selector", "suite=ratio",
+        "--wave-size", "5", "--max-failure-ratio", "0.2");
+
+    System.out.println(run.out());
+    assertThat(run.status()).as("every wave ran, with a failed tenant: " + run.out() + run.err()).isEqualTo(5);
+    String failedLine = "failed eu/" + stuck + " (was 1.0.0): Degraded: not rolled out within " + OPERATOR_DEADLINE_SECONDS
+        + "s";
+    // As it failed (a timestamped progress line), and again in the summary after the run.
+    assertThat(run.out().lines()).anyMatch(l -> l.matches("\\d\\d:\\d\\d:\\d\\d " + Pattern.quote(failedLine) + ".*"));
+    assertThat(run.out().lines()).anyMatch(l -> l.startsWith(failedLine));
+    assertThat(run.out()).contains("SUCCEEDED: 9 tenant(s) on 2.0.0, 1 failed (within --max-failure-ratio 0.2)");
+    Rollout rollout = onlyRollout();
+    assertThat(rollout.state()).isEqualTo(RolloutState.SUCCEEDED);
+    assertThat(rollout.request().failureLimits()).isEqualTo(new FailureLimits(null, 0.2));
+    assertThat(rollout.waves()).hasSize(2);
+    assertThat(rollout.waves().get(0).tenants()).filteredOn(t -> t.step() == Step.FAILED).singleElement()
+        .satisfies(t -> {
+          assertThat(t.tenant()).isEqualTo(stuck);
+          assertThat(t.detail()).startsWith("Degraded: not rolled out within " + OPERATOR_DEADLINE_SECONDS + "s");
+        });
+    assertThat(rollout.waves().get(1).tenants()).hasSize(5).allMatch(t -> t.step() == Step.SUCCEEDED);
+    for (String name : others) {
+      Tenant tenant = eu.resources(Tenant.class).withName(name).get();
+      assertThat(webStatus(tenant).getVersion()).as(name).isEqualTo("2.0.0");
+      assertThat(webStatus(tenant).getReady()).as(name).isTrue();
+    }
+    Tenant failed = eu.resources(Tenant.class).withName(stuck).get();
+    assertThat(failed.getSpec().getApps().get(0).getVersion()).isEqualTo("2.0.0");
+    assertThat(webStatus(failed).getVersion()).as("the previous version keeps serving").isEqualTo("1.0.0");
+
+    CliRun status = tenantctl("rollout", "status", rollout.id());
+    assertThat(status.out()).contains("9/10 on 2.0.0, 1 failed (--max-failure-ratio 0.2)", failedLine);
+    assertThat(tenantctl("rollout", "list").out().lines().filter(l -> l.startsWith(rollout.id())))
+        .singleElement().satisfies(l -> assertThat(l.split("\\s+")).containsSequence("SUCCEEDED", "9", "1", "10"));
   }
 
   // ---------------------------------------------------------------------------------------------

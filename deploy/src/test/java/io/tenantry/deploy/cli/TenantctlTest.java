@@ -25,6 +25,12 @@ class TenantctlTest {
       "deploy --app web --version 2.0.0 --all --wave-size 0              | --wave-size: must be between 1 and 1000, got 0",
       "deploy --app web --version 2.0.0 --all --wave-size ten            | --wave-size: not a whole number: \"ten\"",
       "deploy --app web --version 2.0.0 --all --max-failures 0           | --max-failures: must be at least 1, got 0",
+      "deploy --app web --version 2.0.0 --all --max-failure-ratio 0      | --max-failure-ratio: must be greater than 0 and at most 1 (the share of a wave's tenants that may fail, such as 0.2), got 0",
+      "deploy --app web --version 2.0.0 --all --max-failure-ratio 1.5    | --max-failure-ratio: must be greater than 0 and at most 1",
+      "deploy --app web --version 2.0.0 --all --max-failure-ratio -0.2   | --max-failure-ratio: must be greater than 0 and at most 1",
+      "deploy --app web --version 2.0.0 --all --max-failure-ratio 20%    | --max-failure-ratio: not a decimal number (such as 0.2): \"20%\"",
+      "deploy --app web --version 2.0.0 --all --max-failure-ratio NaN    | --max-failure-ratio: not a decimal number",
+      "deploy --app web --version 2.0.0 --all --max-failures 2 --max-failure-ratio 0 | --max-failure-ratio: must be greater than 0",
       "deploy --app web --version 2.0.0 --all --tenant-timeout 5y        | --tenant-timeout: not a duration",
       "deploy --app web --version 2.0.0 --tenants a,,b                   | --tenants: empty item in \"a,,b\"",
       "deploy --app web --version 2.0.0 --tenants a,a                    | --tenants: a is given twice",
@@ -65,6 +71,9 @@ class TenantctlTest {
     }
     assertThat(run.out()).contains("--datastore-project", "TENANTRY_DATASTORE_PROJECT", "DATASTORE_EMULATOR_HOST",
         "--datastore-namespace", "--kubeconfig");
+    // The failure flags' one rule, and the exit status of a rollout that went through with failures.
+    assertThat(run.out()).contains("[--max-failure-ratio R]", "Without either flag K is 1; with only R, there is no K",
+        "5 the rollout went through every");
   }
 
   @Test

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.cloud.datastore.Datastore;
+import com.google.cloud.datastore.Entity;
+import com.google.cloud.datastore.Key;
 import io.tenantry.spares.DatastoreEmulator;
 import java.time.Duration;
 import java.time.Instant;
@@ -23,6 +25,7 @@ class DatastoreRolloutRecordsIT {
   private static DatastoreEmulator emulator;
   private static Datastore datastore;
   private RolloutRecords records;
+  private String namespace;
 
   @BeforeAll
   static void startEmulator() throws Exception {
@@ -37,12 +40,13 @@ class DatastoreRolloutRecordsIT {
 
   @BeforeEach
   void freshNamespace() {
-    records = new DatastoreRolloutRecords(datastore, "rollouts-it-" + NAMESPACES.incrementAndGet());
+    namespace = "rollouts-it-" + NAMESPACES.incrementAndGet();
+    records = new DatastoreRolloutRecords(datastore, namespace);
   }
 
   private Rollout stored(String id) {
     RolloutRequest request = new RolloutRequest("web", "2.0.0", Selection.names(List.of("a", "b", "c")), List.of("eu"),
-        2, 1, Duration.ofMinutes(10));
+        2, FailureLimits.fromFlags(null, null), Duration.ofMinutes(10));
     Rollout rollout = new Rollout(id, request, RolloutState.RUNNING, List.of("eu"),
         List.of(new Wave(1, "eu", List.of(TenantProgress.pending("a"), TenantProgress.pending("b"))),
             new Wave(2, "eu", List.of(TenantProgress.pending("c")))),
@@ -72,6 +76,27 @@ class DatastoreRolloutRecordsIT {
     });
     assertThat(records.unfinished("web")).hasSize(1);
     assertThat(records.unfinished("api")).isEmpty();
+  }
+
+  @Test
+  void theFailureLimitsAreKeptAndARecordFromBeforeTheRatioStillLoads() {
+    for (FailureLimits limits : List.of(FailureLimits.fromFlags(null, 0.2), FailureLimits.fromFlags(3, 0.25))) {
+      String id = "web-ratio-" + limits.maxFailures();
+      RolloutRequest request = new RolloutRequest("web", "2.0.0", Selection.all(), List.of("eu"), 10, limits,
+          Duration.ofMinutes(10));
+      Rollout rollout = new Rollout(id, request, RolloutState.RUNNING, List.of("eu"),
+          List.of(new Wave(1, "eu", List.of(TenantProgress.pending("a")))), List.of(), T0, T0, null, null, null);
+      records.create(rollout);
+      assertThat(records.get(id).orElseThrow().request().failureLimits()).isEqualTo(limits);
+    }
+
+    // Written as tenantctl did before --max-failure-ratio: maxFailures always, no maxFailureRatio.
+    stored("web-old");
+    Key key = datastore.newKeyFactory().setNamespace(namespace).setKind(DatastoreRolloutRecords.ROLLOUT).newKey("web-old");
+    Entity header = datastore.get(key);
+    assertThat(header.contains("maxFailureRatio")).isFalse();
+    datastore.put(Entity.newBuilder(header).set("maxFailures", 2L).build());
+    assertThat(records.get("web-old").orElseThrow().request().failureLimits()).isEqualTo(new FailureLimits(2, null));
   }
 
   @Test

@@ -68,6 +68,7 @@ final class Fixtures {
   }
 
   static RolloutRequest request(Selection selection, int waveSize, String... clusters) {
-    return new RolloutRequest("web", "2.0.0", selection, List.of(clusters), waveSize, 1, Duration.ofMinutes(10));
+    return new RolloutRequest("web", "2.0.0", selection, List.of(clusters), waveSize,
+        FailureLimits.fromFlags(null, null), Duration.ofMinutes(10));
   }
 }
