@@ -4,12 +4,11 @@ import static net.logstash.logback.argument.StructuredArguments.kv;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.tenantry.api.WellKnown;
 import io.tenantry.controller.apply.Applier;
 import io.tenantry.controller.cache.ClusterView;
+import io.tenantry.secretstore.sync.TemplateSync;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,8 +59,7 @@ public final class PolicyParamsSync {
         throw e;
       }
       // The template namespace does not exist yet (no template Secret was ever copied): made as the template refresh makes it.
-      apply(new NamespaceBuilder().withNewMetadata().withName(namespace)
-          .addToLabels(WellKnown.MANAGED_BY, WellKnown.MANAGER).endMetadata().build());
+      apply(TemplateSync.templateNamespace(namespace));
       apply(desired);
     }
   }

@@ -1,6 +1,7 @@
 package io.tenantry.secretstore.sync;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
@@ -73,6 +74,17 @@ public final class TemplateSync {
     }
   }
 
+  /**
+   * The template namespace as whoever makes it first makes it: Pod Security restricted like every
+   * namespace the operator makes (no pod runs here; the policy confining the operator's account
+   * admits no other namespace of its making).
+   */
+  public static Namespace templateNamespace(String name) {
+    return new NamespaceBuilder().withNewMetadata().withName(name)
+        .addToLabels(WellKnown.MANAGED_BY, WellKnown.MANAGER)
+        .addToLabels("pod-security.kubernetes.io/enforce", "restricted").endMetadata().build();
+  }
+
   /** The template Secrets now in the namespace, listed from the API server (for one-off runs). */
   public List<Secret> listCurrent() {
     return client.secrets().inNamespace(namespace).withLabel(WellKnown.TEMPLATE, "true").list().getItems();
@@ -104,11 +116,7 @@ public final class TemplateSync {
         continue; // Deleted since it was listed: the next sync removes its copy.
       }
       if (!namespaceEnsured) {
-        // Pod Security restricted like every namespace the operator makes (no pod runs here; the
-        // policy confining the operator's account admits no other namespace of its making).
-        apply(new NamespaceBuilder().withNewMetadata().withName(namespace)
-            .addToLabels(WellKnown.MANAGED_BY, WellKnown.MANAGER)
-            .addToLabels("pod-security.kubernetes.io/enforce", "restricted").endMetadata().build());
+        apply(templateNamespace(namespace));
         namespaceEnsured = true;
       }
       Secret desired = templateSecret(namespace, stored);
