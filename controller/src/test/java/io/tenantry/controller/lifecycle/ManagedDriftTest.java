@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.tenantry.api.v1alpha1.ConfigFile;
 import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.controller.queue.SyncResult;
 import io.tenantry.controller.status.Conditions;
@@ -152,6 +153,28 @@ class ManagedDriftTest {
 
     putBackInOneSync(f, "apply ConfigMap tenant-acme/tenant-identity");
     assertThat(f.cluster.get(ConfigMap.class, NS, "tenant-identity").getData()).isEqualTo(good);
+  }
+
+  @Test
+  void aConfigFileConfigMapAndATemplateCopyEditedByHandArePutBack() {
+    SyncFixture f = new SyncFixture();
+    f.cluster.addTemplate(new SecretBuilder().withNewMetadata().withName("smtp").withNamespace("tenantry-templates")
+        .addToAnnotations("tenantry.io/content-hash", "h1").endMetadata().withType("Opaque").addToData("password", base64("smtp-1"))
+        .build());
+    f.tenant("acme");
+    f.edit("acme", t -> t.getSpec().getApps().get(0).getConfig().add(new ConfigFile("app.yaml", "features: [search]\n")));
+    f.sync("acme");
+    f.sync("acme");
+    f.cluster.rollOut("acme");
+    f.sync("acme");
+    f.writes.take();
+    f.cluster.putOwned(new ConfigMapBuilder(f.cluster.get(ConfigMap.class, NS, "app-web-config"))
+        .addToData("app.yaml", "features: [admin]\n").build());
+    editSecret(f, "smtp", "password", null);
+
+    putBackInOneSync(f, "apply Secret tenant-acme/smtp", "apply ConfigMap tenant-acme/app-web-config");
+    assertThat(f.cluster.get(ConfigMap.class, NS, "app-web-config").getData()).containsEntry("app.yaml", "features: [search]\n");
+    assertThat(f.cluster.get(Secret.class, NS, "smtp").getData()).containsEntry("password", base64("smtp-1"));
   }
 
   @Test
