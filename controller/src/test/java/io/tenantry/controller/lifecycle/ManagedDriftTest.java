@@ -197,9 +197,23 @@ class ManagedDriftTest {
           .withExternalName("kubernetes.default.svc.cluster.local").withClusterIP(null).endSpec().build());
     }
 
-    putBackInOneSync(f, "apply Service tenant-acme/db-main", "apply Service tenant-acme/app-web");
+    // Made again: an apply would put the type back but leave spec.externalName, another manager's field.
+    putBackInOneSync(f, "delete Service tenant-acme/db-main", "create Service tenant-acme/db-main",
+        "delete Service tenant-acme/app-web", "create Service tenant-acme/app-web");
+    assertThat(f.cluster.get(Service.class, NS, "app-web").getSpec().getExternalName()).isNull();
     assertThat(f.cluster.get(Service.class, NS, "app-web").getSpec().getType()).isEqualTo("ClusterIP");
     assertThat(f.cluster.get(Service.class, NS, "db-main").getSpec().getType()).isEqualTo("ClusterIP");
+  }
+
+  @Test
+  void aClusterIpServiceGivenAnExternalNameIsMadeAgain() {
+    SyncFixture f = new SyncFixture();
+    f.provisioned("acme");
+    f.cluster.putOwned(new ServiceBuilder(f.cluster.get(Service.class, NS, "app-web")).editSpec()
+        .withExternalName("metadata.internal").endSpec().build());
+
+    putBackInOneSync(f, "delete Service tenant-acme/app-web", "create Service tenant-acme/app-web");
+    assertThat(f.cluster.get(Service.class, NS, "app-web").getSpec().getExternalName()).isNull();
   }
 
   @Test
@@ -209,29 +223,32 @@ class ManagedDriftTest {
     f.cluster.removeOwned(f.cluster.get(NetworkPolicy.class, NS, "default-deny"));
     f.cluster.removeOwned(f.cluster.get(ResourceQuota.class, NS, "tenant-quota"));
     f.cluster.putOwned(new ConfigMapBuilder(f.cluster.get(ConfigMap.class, NS, "tenant-identity")).withData(null).build());
-    f.cluster.putOwned(new ServiceBuilder(f.cluster.get(Service.class, NS, "app-web")).editSpec().withType("ExternalName")
-        .withExternalName("metadata.internal").endSpec().build());
     editSecret(f, "db-main-credentials", "password", null);
-    f.writes.refuse("Service tenant-acme/app-web", "Service \"app-web\" is invalid: spec.type: Forbidden: refused by policy");
+    f.cluster.putOwned(new DeploymentBuilder(f.cluster.get(Deployment.class, NS, "app-web")).editSpec().withPaused(true).endSpec()
+        .build());
+    f.writes.refuse("ConfigMap tenant-acme/tenant-identity", "configmaps \"tenant-identity\" is forbidden: refused by policy");
 
     assertThat(f.sync("acme")).isEqualTo(SyncResult.withBackoff());
     assertThat(f.writes.take()).containsExactly(
         "create NetworkPolicy tenant-acme/default-deny",
         "create ResourceQuota tenant-acme/tenant-quota",
-        "apply ConfigMap tenant-acme/tenant-identity",
         "apply Secret tenant-acme/db-main-credentials",
+        "apply Deployment tenant-acme/app-web",
         "status acme Degraded",
         "event acme Warning Degraded");
     assertThat(ready(f).getReason()).isEqualTo("WriteFailed");
-    assertThat(ready(f).getMessage()).isEqualTo("could not write Service tenant-acme/app-web: "
-        + "Service \"app-web\" is invalid: spec.type: Forbidden: refused by policy");
+    assertThat(ready(f).getMessage()).isEqualTo("could not write ConfigMap tenant-acme/tenant-identity: "
+        + "configmaps \"tenant-identity\" is forbidden: refused by policy");
 
+    f.cluster.rollOut("acme");
     assertThat(f.sync("acme")).as("retried with backoff while refused").isEqualTo(SyncResult.withBackoff());
-    assertThat(f.writes.take()).isEmpty();
+    assertThat(f.writes.take()).noneMatch(ManagedDriftTest::objectWrite);
+    assertThat(ready(f).getReason()).isEqualTo("WriteFailed");
 
-    f.writes.refuse("Service tenant-acme/app-web", null);
+    f.writes.refuse("ConfigMap tenant-acme/tenant-identity", null);
     assertThat(f.sync("acme")).isEqualTo(SyncResult.done());
-    assertThat(f.writes.take()).containsExactly("apply Service tenant-acme/app-web", "status acme Ready", "event acme Normal Ready");
+    assertThat(f.writes.take()).containsExactly("apply ConfigMap tenant-acme/tenant-identity", "status acme Ready",
+        "event acme Normal Ready");
   }
 
   @Test
