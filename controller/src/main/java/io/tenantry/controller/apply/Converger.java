@@ -31,9 +31,10 @@ import java.util.function.Predicate;
  * ClusterRoles now), takes that Role with it. So is a Secret whose type differs (also immutable),
  * and a Service someone gave an {@code externalName} ({@link #replaces}).
  *
- * <p>One refused write does not stop the others: each object is written on its own, and what
- * failed is returned for the caller to report and retry. Only a namespace that cannot be created
- * stops the execution, as nothing could be written into it.
+ * <p>One refused write does not stop the others: each object is written on its own, and what the
+ * API server refused is returned for the caller to report and retry. What stops the execution is
+ * what every other write would meet too: a namespace that cannot be created, or an API server
+ * that does not answer or asks to slow down ({@link #refusedObject}).
  */
 public final class Converger {
 
@@ -77,7 +78,8 @@ public final class Converger {
    * Carries out the plan, except writes of objects {@code held} back, each object on its own;
    * returns what failed, in plan order (empty when everything was written).
    *
-   * @throws KubernetesClientException when the namespace cannot be created
+   * @throws KubernetesClientException when the namespace cannot be created, or the API server does not
+   *     answer a write with a verdict on the object
    */
   public List<WriteFailure> execute(ChangePlan plan, Predicate<HasMetadata> held) {
     List<WriteFailure> failures = new ArrayList<>();
@@ -91,7 +93,7 @@ public final class Converger {
         }
         writer.write(write.desired(), write.cached() == null || replaces(write));
       } catch (KubernetesClientException e) {
-        if (write.desired() instanceof Namespace && write.cached() == null) {
+        if (!refusedObject(e) || write.desired() instanceof Namespace && write.cached() == null) {
           throw e;
         }
         failures.add(WriteFailure.of(ObjectKey.of(write.desired()), e));
@@ -101,10 +103,24 @@ public final class Converger {
       try {
         writer.delete(leftover);
       } catch (KubernetesClientException e) {
+        if (!refusedObject(e)) {
+          throw e;
+        }
         failures.add(WriteFailure.of(ObjectKey.of(leftover), e));
       }
     }
     return failures;
+  }
+
+  /**
+   * Whether the API server answered with a verdict on this one object: a 4xx (invalid, forbidden,
+   * refused by an admission policy) or a 500 (an admission webhook that failed on it). No answer,
+   * 429 and the other 5xx concern every write alike; going on would only wait out the client's
+   * retries once per object.
+   */
+  static boolean refusedObject(KubernetesClientException error) {
+    int code = error.getCode();
+    return code >= 400 && code < 500 && code != 429 || code == 500;
   }
 
   /**

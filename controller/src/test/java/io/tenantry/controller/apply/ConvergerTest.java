@@ -17,6 +17,7 @@ import io.fabric8.kubernetes.api.model.rbac.SubjectBuilder;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.tenantry.api.WellKnown;
+import java.net.ConnectException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -133,6 +134,27 @@ class ConvergerTest {
     assertThat(failures).extracting(WriteFailure::toString)
         .containsExactly("Service t/web: Service \"web\" is invalid: spec: Forbidden");
     assertThat(calls).containsExactly("create Deployment t/web", "create ConfigMap t/settings");
+  }
+
+  @Test
+  void anApiServerThatDoesNotAnswerStopsTheExecution() {
+    Converger unreachable = new Converger(new ObjectWriter() {
+      @Override
+      public void write(HasMetadata desired, boolean create) {
+        calls.add("create " + ObjectKey.of(desired));
+        throw new KubernetesClientException("Connection refused", new ConnectException("Connection refused"));
+      }
+
+      @Override
+      public void delete(HasMetadata cached) {
+        calls.add("delete " + ObjectKey.of(cached));
+      }
+    });
+    HasMetadata service = new ServiceBuilder().withNewMetadata().withName("web").withNamespace("t").endMetadata().build();
+
+    assertThatThrownBy(() -> unreachable.execute(Converger.plan(List.of(deployment("web:1"), service), List.of()), o -> false))
+        .isInstanceOf(KubernetesClientException.class).hasMessageContaining("Connection refused");
+    assertThat(calls).as("no second object waits out the client's retries").containsExactly("create Deployment t/web");
   }
 
   @Test
