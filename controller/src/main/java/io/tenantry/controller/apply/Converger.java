@@ -4,7 +4,6 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
-import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.rbac.Role;
@@ -28,8 +27,7 @@ import java.util.function.Predicate;
  * A Job is never rewritten (its pod template is immutable): it is created, then left to finish.
  * A RoleBinding whose role must change is deleted and created again (its roleRef is immutable);
  * one that named a Role of the tenant namespace, as earlier versions made (the access levels are
- * ClusterRoles now), takes that Role with it. So is a Secret whose type differs (also immutable),
- * and a Service someone gave an {@code externalName} ({@link #replaces}).
+ * ClusterRoles now), takes that Role with it. So is a Secret whose type differs (also immutable).
  *
  * <p>One refused write does not stop the others: each object is written on its own, and what the
  * API server refused is returned for the caller to report and retry. What stops the execution is
@@ -60,7 +58,7 @@ public final class Converger {
         continue;
       }
       keepImmutableFields(want, have);
-      if (!Applier.upToDate(want, have) || hasExternalName(have)) {
+      if (!Applier.upToDate(want, have)) {
         writes.add(new ChangePlan.Write(want, have));
       }
     }
@@ -125,16 +123,11 @@ public final class Converger {
 
   /**
    * Whether the object is made again (deleted, then created) rather than applied: the API server
-   * refuses to change a RoleBinding's roleRef or a Secret's type in place, and a Service that was
-   * turned into an ExternalName keeps {@code spec.externalName} (another manager's field, which an
-   * apply cannot remove) when its type is put back, ready to be followed by an edge again.
+   * refuses to change a RoleBinding's roleRef or a Secret's type in place.
    */
   static boolean replaces(ChangePlan.Write write) {
     if (write.desired() instanceof Secret want && write.cached() instanceof Secret have) {
       return want.getType() != null && !want.getType().equals(have.getType());
-    }
-    if (hasExternalName(write.cached())) {
-      return true;
     }
     return write.desired() instanceof RoleBinding want && write.cached() instanceof RoleBinding have
         && !(Objects.equals(want.getRoleRef().getKind(), have.getRoleRef().getKind())
@@ -148,12 +141,6 @@ public final class Converger {
     }
     return new RoleBuilder().withNewMetadata().withNamespace(binding.getMetadata().getNamespace())
         .withName(binding.getRoleRef().getName()).endMetadata().build();
-  }
-
-  /** The operator never sets {@code spec.externalName}: a Service holding one was changed by someone else. */
-  private static boolean hasExternalName(HasMetadata cached) {
-    return cached instanceof Service service && service.getSpec() != null && service.getSpec().getExternalName() != null
-        && !service.getSpec().getExternalName().isEmpty();
   }
 
   private static boolean isTemplateCopy(HasMetadata secret) {

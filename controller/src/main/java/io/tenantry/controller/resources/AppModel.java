@@ -85,15 +85,18 @@ public final class AppModel {
   }
 
   /**
-   * The type is set although it is the default, so that the operator owns it: a Service turned
-   * into an ExternalName (an edge that follows it would proxy the tenant's hostname to any name
-   * in the cluster) differs from this one and is put back by the next sync.
+   * The type and an empty external name are set although they are the defaults, so that the
+   * operator owns both: a Service turned into an ExternalName (an edge that follows it would proxy
+   * the tenant's hostname to any name in the cluster) differs from this one and one apply puts it
+   * back, in place (without the empty name the API server takes the type back but keeps the name,
+   * another manager's field).
    */
   public static Service service(TenantContext ctx, AppSpec app) {
     return new ServiceBuilder()
         .withMetadata(ctx.meta(Names.app(app.getName()), Labels.workload(ctx.name(), Labels.COMPONENT_APP, app.getName())))
         .withNewSpec()
         .withType("ClusterIP")
+        .withExternalName("")
         .withSelector(Labels.selector(ctx.name(), Labels.COMPONENT_APP, app.getName()))
         .addNewPort().withName("http").withPort(app.getPort()).withTargetPort(new IntOrString("http")).endPort()
         .endSpec()

@@ -130,14 +130,16 @@ public final class DatabaseModel {
   }
 
   /**
-   * Headless: clients reach the single pod by its stable DNS name. The type is set although it is
-   * the default, so that the operator owns it and puts back a Service turned into another type.
+   * Headless: clients reach the single pod by its stable DNS name. The type and an empty external
+   * name are set although they are the defaults, so that the operator owns both and one apply puts
+   * back a Service turned into an ExternalName ({@link AppModel#service}).
    */
   public static Service service(TenantContext ctx, DatabaseSpec db) {
     return new ServiceBuilder()
         .withMetadata(ctx.meta(Names.database(db.getName()), Labels.workload(ctx.name(), Labels.COMPONENT_DATABASE, db.getName())))
         .withNewSpec()
         .withType("ClusterIP")
+        .withExternalName("")
         .withClusterIP("None")
         .withSelector(Labels.selector(ctx.name(), Labels.COMPONENT_DATABASE, db.getName()))
         .addNewPort().withName("db").withPort(engine(db.getEngine()).port()).withTargetPort(new IntOrString("db")).endPort()
