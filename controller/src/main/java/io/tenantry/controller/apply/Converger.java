@@ -9,9 +9,10 @@ import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.tenantry.api.WellKnown;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -26,7 +27,12 @@ import java.util.function.Predicate;
  * A Job is never rewritten (its pod template is immutable): it is created, then left to finish.
  * A RoleBinding whose role must change is deleted and created again (its roleRef is immutable);
  * one that named a Role of the tenant namespace, as earlier versions made (the access levels are
- * ClusterRoles now), takes that Role with it.
+ * ClusterRoles now), takes that Role with it. So is a Secret whose type differs (also immutable).
+ *
+ * <p>One refused write does not stop the others: each object is written on its own, and what the
+ * API server refused is returned for the caller to report and retry. What stops the execution is
+ * what every other write would meet too: a namespace that cannot be created, or an API server
+ * that does not answer or asks to slow down ({@link #refusedObject}).
  */
 public final class Converger {
 
@@ -42,7 +48,7 @@ public final class Converger {
 
   /** @param kept owned objects to leave as they are: neither written nor deleted */
   public static ChangePlan plan(List<HasMetadata> desired, List<HasMetadata> owned, Set<ObjectKey> kept) {
-    Map<ObjectKey, HasMetadata> existing = new HashMap<>();
+    Map<ObjectKey, HasMetadata> existing = new LinkedHashMap<>(); // Deletes in the cache's order, not a hash order.
     owned.forEach(o -> existing.put(ObjectKey.of(o), o));
     existing.keySet().removeAll(kept);
     List<ChangePlan.Write> writes = new ArrayList<>();
@@ -60,34 +66,69 @@ public final class Converger {
         .filter(o -> !(o instanceof Namespace) && (!(o instanceof Secret) || isTemplateCopy(o))
             && o.getMetadata().getDeletionTimestamp() == null)
         .toList());
-    writes.stream().filter(Converger::replaces).map(w -> formerRole((RoleBinding) w.cached())).filter(Objects::nonNull)
+    writes.stream().filter(Converger::replaces).filter(w -> w.cached() instanceof RoleBinding)
+        .map(w -> formerRole((RoleBinding) w.cached())).filter(Objects::nonNull)
         .forEach(deletes::add);
     return new ChangePlan(writes, List.copyOf(deletes));
   }
 
-  /** Carries out the plan, except writes of objects {@code held} back; returns the number of calls made. */
-  public int execute(ChangePlan plan, Predicate<HasMetadata> held) {
-    int calls = 0;
+  /**
+   * Carries out the plan, except writes of objects {@code held} back, each object on its own;
+   * returns what failed, in plan order (empty when everything was written).
+   *
+   * @throws KubernetesClientException when the namespace cannot be created, or the API server does not
+   *     answer a write with a verdict on the object
+   */
+  public List<WriteFailure> execute(ChangePlan plan, Predicate<HasMetadata> held) {
+    List<WriteFailure> failures = new ArrayList<>();
     for (ChangePlan.Write write : plan.writes()) {
       if (held.test(write.desired())) {
         continue;
       }
-      if (replaces(write)) {
-        writer.delete(write.cached());
-        calls++;
+      try {
+        if (replaces(write)) {
+          writer.delete(write.cached());
+        }
+        writer.write(write.desired(), write.cached() == null || replaces(write));
+      } catch (KubernetesClientException e) {
+        if (!refusedObject(e) || write.desired() instanceof Namespace && write.cached() == null) {
+          throw e;
+        }
+        failures.add(WriteFailure.of(ObjectKey.of(write.desired()), e));
       }
-      writer.write(write.desired(), write.cached() == null || replaces(write));
-      calls++;
     }
     for (HasMetadata leftover : plan.deletes()) {
-      writer.delete(leftover);
-      calls++;
+      try {
+        writer.delete(leftover);
+      } catch (KubernetesClientException e) {
+        if (!refusedObject(e)) {
+          throw e;
+        }
+        failures.add(WriteFailure.of(ObjectKey.of(leftover), e));
+      }
     }
-    return calls;
+    return failures;
   }
 
-  /** Whether the write changes a RoleBinding's roleRef, which the API server refuses: the binding is made again. */
+  /**
+   * Whether the API server answered with a verdict on this one object: a 4xx (invalid, forbidden,
+   * refused by an admission policy) or a 500 (an admission webhook that failed on it). No answer,
+   * 429 and the other 5xx concern every write alike; going on would only wait out the client's
+   * retries once per object.
+   */
+  static boolean refusedObject(KubernetesClientException error) {
+    int code = error.getCode();
+    return code >= 400 && code < 500 && code != 429 || code == 500;
+  }
+
+  /**
+   * Whether the object is made again (deleted, then created) rather than applied: the API server
+   * refuses to change a RoleBinding's roleRef or a Secret's type in place.
+   */
   static boolean replaces(ChangePlan.Write write) {
+    if (write.desired() instanceof Secret want && write.cached() instanceof Secret have) {
+      return want.getType() != null && !want.getType().equals(have.getType());
+    }
     return write.desired() instanceof RoleBinding want && write.cached() instanceof RoleBinding have
         && !(Objects.equals(want.getRoleRef().getKind(), have.getRoleRef().getKind())
             && Objects.equals(want.getRoleRef().getName(), have.getRoleRef().getName()));

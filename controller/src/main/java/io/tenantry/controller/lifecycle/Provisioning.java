@@ -3,14 +3,20 @@ package io.tenantry.controller.lifecycle;
 import static net.logstash.logback.argument.StructuredArguments.kv;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.LimitRange;
 import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.ResourceQuota;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.tenantry.api.Timestamps;
 import io.tenantry.api.v1alpha1.TenantStatus;
 import io.tenantry.controller.apply.ChangePlan;
 import io.tenantry.controller.apply.Converger;
+import io.tenantry.controller.apply.ObjectKey;
+import io.tenantry.controller.apply.WriteFailure;
 import io.tenantry.controller.cache.ClusterView;
 import io.tenantry.controller.migration.MigrationDecision;
 import io.tenantry.controller.migration.MigrationJob;
@@ -38,18 +44,23 @@ import io.tenantry.controller.status.StatusBuilder;
 import io.tenantry.secretstore.SecretStoreException;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The work shared by the states that keep a tenant's namespace (Active, Frozen, Archived), as a
- * pipeline: resolve the secrets, plan the changes against the cache, decide about the rollout
- * ({@link RolloutDecision}, pure), execute, and report the outcome. Health gating: a tenant
+ * pipeline: put the guardrails in place, resolve the secrets, plan the changes against the cache,
+ * decide about the rollout ({@link RolloutDecision}, pure), execute, and report the outcome (with
+ * the writes the API server refused, {@link WriteFailures}). Health gating: a tenant
  * writes workload changes only while holding a rollout slot, keeps it until the workloads are
  * observed rolled out, and past its deadline is marked Degraded and gives the slot up; it then
  * only looks again with backoff until it recovers or its spec changes.
@@ -60,6 +71,9 @@ public final class Provisioning {
   /** What a rollout slot bounds: workloads and the migrations that precede them. */
   private static final Predicate<HasMetadata> WORKLOAD = o -> o instanceof Deployment || o instanceof StatefulSet || o instanceof Job;
   private static final Predicate<HasMetadata> NOTHING = o -> false;
+  /** The kinds only guardrails are made of: whatever of them a tenant owns is planned with the guardrails. */
+  private static final Predicate<HasMetadata> GUARDRAIL_KIND = o -> o instanceof RoleBinding || o instanceof NetworkPolicy
+      || o instanceof ResourceQuota || o instanceof LimitRange;
   private static final java.time.Duration HOSTNAME_RECHECK = java.time.Duration.ofSeconds(60);
 
   private final ClusterView cache;
@@ -101,28 +115,66 @@ public final class Provisioning {
     return outcome;
   }
 
+  /**
+   * The guardrails first, from the spec alone: nothing the namespace holds, no store outage and no
+   * other refused write keeps the tenant's role bindings, policies, quota and limits from being put
+   * back. Then the rest, each object written on its own; what was refused is reported at the end.
+   */
   private Outcome reconcile(TenantContext ctx, Workloads workloads, TenantRouting.Routes routes) {
+    List<HasMetadata> owned = cache.ownedBy(ctx.name());
+    List<HasMetadata> guardrails = DesiredState.guardrails(ctx);
+    Set<ObjectKey> guardrailKeys = guardrails.stream().map(ObjectKey::of).collect(Collectors.toCollection(HashSet::new));
+    // Owned guardrails no longer desired (the admin's binding of a tenant that was frozen) go with them.
+    owned.stream().filter(GUARDRAIL_KIND).map(ObjectKey::of).forEach(guardrailKeys::add);
+    ChangePlan guardrailPlan = Converger.plan(guardrails,
+        owned.stream().filter(o -> guardrailKeys.contains(ObjectKey.of(o))).toList());
+    List<WriteFailure> failures = new ArrayList<>(converger.execute(guardrailPlan, NOTHING));
+    Step step = plan(ctx, workloads, routes, owned, guardrailKeys);
+    failures.addAll(converger.execute(step.plan(), step.held()));
+    Outcome outcome = step.outcome().get();
+    if (!guardrailPlan.isEmpty() && outcome.converged()) {
+      outcome = new Outcome(outcome.status(), outcome.next());
+    }
+    return WriteFailures.reported(ctx, outcome, failures, clock);
+  }
+
+  /**
+   * What a sync writes besides the guardrails: the plan, which of its writes wait (for a rollout
+   * slot), and the outcome to report once the writes are made (the status reads the cache after them).
+   */
+  private record Step(ChangePlan plan, Predicate<HasMetadata> held, Supplier<Outcome> outcome) {
+
+    static Step nothing(Outcome outcome) {
+      return new Step(new ChangePlan(List.of(), List.of()), NOTHING, () -> outcome);
+    }
+  }
+
+  private Step plan(TenantContext ctx, Workloads workloads, TenantRouting.Routes routes, List<HasMetadata> owned,
+      Set<ObjectKey> guardrails) {
     TenantSecrets.Resolved resolved;
     try {
       resolved = secrets.resolve(ctx);
     } catch (SecretStoreException e) {
-      // Nothing is written or deleted: the tenant keeps running on what it has until the store is back.
+      // Nothing else is written or deleted: the tenant keeps running on what it has until the store is back.
       LOG.warn("secret store unavailable {} {}", kv("tenant", ctx.name()), kv("error", e.getMessage()));
-      return new Outcome(status(ctx, workloads, SecretsStatus.failed(TenantSecrets.reason(e), e.getMessage()), routes.status()),
-          SyncResult.withBackoff());
+      return Step.nothing(new Outcome(status(ctx, workloads, SecretsStatus.failed(TenantSecrets.reason(e), e.getMessage()),
+          routes.status()), SyncResult.withBackoff()));
     }
     AppVersions apps = AppVersions.of(ctx, cache, workloads, DesiredState.byName(resolved.templates()));
     List<HasMetadata> desired = new ArrayList<>(
         DesiredState.of(ctx, resolved.credentials(), resolved.templates(), workloads, apps.versions()));
+    desired.removeIf(o -> guardrails.contains(ObjectKey.of(o)));
     desired.addAll(apps.jobs());
     desired.addAll(routes.objects());
-    ChangePlan plan = Converger.plan(desired, cache.ownedBy(ctx.name()), apps.kept());
+    Set<ObjectKey> kept = new HashSet<>(apps.kept());
+    kept.addAll(guardrails);
+    ChangePlan plan = Converger.plan(desired, owned, kept);
     SecretsStatus secretsStatus = secretsStatus(resolved, apps);
     if (!apps.failures().isEmpty()) {
       return migrationFailed(ctx, workloads, plan, apps, secretsStatus, routes.status());
     }
     Decision decision = decide(ctx, plan, desired);
-    return execute(ctx, workloads, plan, decision, secretsStatus, routes.status());
+    return decided(ctx, workloads, plan, decision, secretsStatus, routes.status());
   }
 
   /**
@@ -130,13 +182,13 @@ public final class Provisioning {
    * serving, the Job stays for its logs, the slot goes to the next tenant, and the tenant is
    * looked at again with backoff (a new version, or deleting the Job, retries).
    */
-  private Outcome migrationFailed(TenantContext ctx, Workloads workloads, ChangePlan plan, AppVersions apps,
+  private Step migrationFailed(TenantContext ctx, Workloads workloads, ChangePlan plan, AppVersions apps,
       SecretsStatus secretsStatus, RoutingStatus routingStatus) {
     gate.release(ctx.name(), false);
-    converger.execute(plan, WORKLOAD);
     LOG.warn("migration failed {} {}", kv("tenant", ctx.name()), kv("failures", apps.failures()));
-    return new Outcome(StatusBuilder.failed(status(ctx, workloads, secretsStatus, routingStatus), ctx.tenant().getMetadata().getGeneration(),
-        Reason.MigrationFailed, String.join("; ", apps.failures()), Timestamps.now(clock)), SyncResult.withBackoff());
+    return new Step(plan, WORKLOAD, () -> new Outcome(StatusBuilder.failed(status(ctx, workloads, secretsStatus, routingStatus),
+        ctx.tenant().getMetadata().getGeneration(), Reason.MigrationFailed, String.join("; ", apps.failures()),
+        Timestamps.now(clock)), SyncResult.withBackoff()));
   }
 
   /** Forgets a tenant that is gone or purged: its slot goes to the next in line. */
@@ -186,34 +238,33 @@ public final class Provisioning {
         .isPresent();
   }
 
-  private Outcome execute(TenantContext ctx, Workloads workloads, ChangePlan plan, Decision decision,
+  private Step decided(TenantContext ctx, Workloads workloads, ChangePlan plan, Decision decision,
       SecretsStatus secretsStatus, RoutingStatus routingStatus) {
     String name = ctx.name();
     if (decision instanceof Settled) {
       gate.release(name, true);
       timedOut.remove(name);
-      converger.execute(plan, NOTHING);
-      return new Outcome(status(ctx, workloads, secretsStatus, routingStatus), SyncResult.done(), plan.isEmpty());
+      return new Step(plan, NOTHING, () -> new Outcome(status(ctx, workloads, secretsStatus, routingStatus), SyncResult.done(),
+          plan.isEmpty()));
     }
     if (decision instanceof Held) {
       LOG.debug("waiting for a rollout slot {}", kv("tenant", name));
-      converger.execute(plan, WORKLOAD);
-      return new Outcome(status(ctx, workloads, secretsStatus, routingStatus), SyncResult.done());
+      return new Step(plan, WORKLOAD, () -> new Outcome(status(ctx, workloads, secretsStatus, routingStatus), SyncResult.done()));
     }
     if (decision instanceof DeadlinePassed) {
       gate.timedOut(name);
       timedOut.put(name, ctx.tenant().getMetadata().getGeneration());
       LOG.warn("rollout passed its deadline {} {}", kv("tenant", name), kv("deadlineSeconds", ctx.config().rolloutDeadlineSeconds()));
-      return new Outcome(degraded(ctx, workloads, secretsStatus, routingStatus), SyncResult.withBackoff());
+      return Step.nothing(new Outcome(degraded(ctx, workloads, secretsStatus, routingStatus), SyncResult.withBackoff()));
     }
     if (decision instanceof StillDegraded) {
-      converger.execute(plan, NOTHING);
-      return new Outcome(degraded(ctx, workloads, secretsStatus, routingStatus), SyncResult.withBackoff());
+      return new Step(plan, NOTHING, () -> new Outcome(degraded(ctx, workloads, secretsStatus, routingStatus),
+          SyncResult.withBackoff()));
     }
     Proceed proceed = (Proceed) decision; // The last of the sealed five.
     timedOut.remove(name);
-    converger.execute(plan, NOTHING);
-    return new Outcome(status(ctx, workloads, secretsStatus, routingStatus), SyncResult.after(proceed.remaining()));
+    return new Step(plan, NOTHING, () -> new Outcome(status(ctx, workloads, secretsStatus, routingStatus),
+        SyncResult.after(proceed.remaining())));
   }
 
   /** A migration Job counts as rolled out once it succeeded. */

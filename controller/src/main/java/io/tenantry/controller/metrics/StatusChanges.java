@@ -28,7 +28,7 @@ public final class StatusChanges {
    * NamespaceNotReady, ...) and intended states (Frozen, Archived) are not failures.
    */
   public static final Set<Reason> FAILURES = Set.copyOf(EnumSet.of(
-      Reason.SyncFailed, Reason.NamespaceTaken, Reason.UnknownPlan, Reason.RolloutTimedOut, Reason.MigrationFailed,
+      Reason.SyncFailed, Reason.WriteFailed, Reason.NamespaceTaken, Reason.UnknownPlan, Reason.RolloutTimedOut, Reason.MigrationFailed,
       Reason.TemplateSyncFailed, Reason.StoreUnavailable, Reason.KeyUnavailable, Reason.CorruptSecret,
       Reason.SecretConflict, Reason.TemplateSecretMissing, Reason.HostnameConflict, Reason.RouteRefused));
 

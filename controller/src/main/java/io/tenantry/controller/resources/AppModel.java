@@ -30,6 +30,8 @@ public final class AppModel {
    * leaves the count to another controller (an HPA). The image tag is the version, also kept as
    * the pod template's version label, which is how the status (and the migration) learns what
    * is deployed. The version is the spec's unless a migration holds the app at the previous one.
+   * {@code paused: false} is set although it is the default, so that the operator owns it: a
+   * Deployment paused by someone else (which would stall every rollout of it) is resumed.
    */
   public static Deployment deployment(TenantContext ctx, AppSpec app, String version, Integer replicas, String restartHash) {
     Map<String, String> selector = Labels.selector(ctx.name(), Labels.COMPONENT_APP, app.getName());
@@ -44,6 +46,7 @@ public final class AppModel {
         .withMetadata(ctx.meta(Names.app(app.getName()), Labels.workload(ctx.name(), Labels.COMPONENT_APP, app.getName())))
         .withNewSpec()
         .withReplicas(replicas)
+        .withPaused(false)
         .withNewSelector().withMatchLabels(selector).endSelector()
         .withNewTemplate()
         .withNewMetadata().withLabels(podLabels).addToAnnotations(AppPod.RESTART_HASH, restartHash).endMetadata()
@@ -81,10 +84,19 @@ public final class AppModel {
         .build();
   }
 
+  /**
+   * The type and an empty external name are set although they are the defaults, so that the
+   * operator owns both: a Service turned into an ExternalName (an edge that follows it would proxy
+   * the tenant's hostname to any name in the cluster) differs from this one and one apply puts it
+   * back, in place (without the empty name the API server takes the type back but keeps the name,
+   * another manager's field).
+   */
   public static Service service(TenantContext ctx, AppSpec app) {
     return new ServiceBuilder()
         .withMetadata(ctx.meta(Names.app(app.getName()), Labels.workload(ctx.name(), Labels.COMPONENT_APP, app.getName())))
         .withNewSpec()
+        .withType("ClusterIP")
+        .withExternalName("")
         .withSelector(Labels.selector(ctx.name(), Labels.COMPONENT_APP, app.getName()))
         .addNewPort().withName("http").withPort(app.getPort()).withTargetPort(new IntOrString("http")).endPort()
         .endSpec()

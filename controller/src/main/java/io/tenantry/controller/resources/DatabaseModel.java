@@ -130,11 +130,17 @@ public final class DatabaseModel {
         .build();
   }
 
-  /** Headless: clients reach the single pod by its stable DNS name. */
+  /**
+   * Headless: clients reach the single pod by its stable DNS name. The type and an empty external
+   * name are set although they are the defaults, so that the operator owns both and one apply puts
+   * back a Service turned into an ExternalName ({@link AppModel#service}).
+   */
   public static Service service(TenantContext ctx, DatabaseSpec db) {
     return new ServiceBuilder()
         .withMetadata(ctx.meta(Names.database(db.getName()), Labels.workload(ctx.name(), Labels.COMPONENT_DATABASE, db.getName())))
         .withNewSpec()
+        .withType("ClusterIP")
+        .withExternalName("")
         .withClusterIP("None")
         .withSelector(Labels.selector(ctx.name(), Labels.COMPONENT_DATABASE, db.getName()))
         .addNewPort().withName("db").withPort(engine(db.getEngine()).port()).withTargetPort(new IntOrString("db")).endPort()
@@ -200,19 +206,27 @@ public final class DatabaseModel {
     return engine(engine).username();
   }
 
-  /** The username kept in a credentials Secret, or null. */
+  /** The username kept in a credentials Secret, or null when missing, empty or not base64. */
   public static String username(Secret secret) {
     return decoded(secret, USERNAME_KEY);
   }
 
-  /** The password kept in a credentials Secret, or null. */
+  /** The password kept in a credentials Secret, or null when missing, empty or not base64. */
   public static String password(Secret secret) {
     return decoded(secret, PASSWORD_KEY);
   }
 
+  /** A key of a Secret the tenant can write: anything there may be missing or malformed, and reads as null. */
   private static String decoded(Secret secret, String key) {
     String encoded = secret == null || secret.getData() == null ? null : secret.getData().get(key);
-    return encoded == null ? null : new String(Base64.getDecoder().decode(encoded), StandardCharsets.UTF_8);
+    if (encoded == null || encoded.isEmpty()) {
+      return null;
+    }
+    try {
+      return new String(Base64.getDecoder().decode(encoded), StandardCharsets.UTF_8);
+    } catch (IllegalArgumentException notBase64) {
+      return null;
+    }
   }
 
   private static String image(OperatorConfig.DatabaseImages images, DatabaseEngine engine) {

@@ -12,7 +12,8 @@ import java.util.Map;
 /**
  * Everything a tenant should have in the cluster, as a pure function of its spec, plan, the
  * operator's settings and its secrets. Ordered so that what others depend on comes first:
- * namespace, the pod policy's parameters, role bindings, guardrails, secrets, identity, databases, apps.
+ * the {@link #guardrails} (namespace, the pod policy's parameters, role bindings, network
+ * policies, quota), secrets, identity, databases, apps.
  */
 public final class DesiredState {
 
@@ -27,13 +28,7 @@ public final class DesiredState {
    */
   public static List<HasMetadata> of(TenantContext ctx, Map<String, DatabaseCredentials> credentials, List<Secret> templates,
       Workloads workloads, Map<String, String> versions) {
-    List<HasMetadata> objects = new ArrayList<>();
-    objects.add(NamespaceModel.namespace(ctx));
-    objects.add(PodPolicy.parameters(ctx));
-    objects.addAll(RbacModel.roleBindings(ctx));
-    objects.addAll(NetworkPolicyModel.networkPolicies(ctx));
-    objects.add(QuotaModel.resourceQuota(ctx));
-    objects.add(QuotaModel.limitRange(ctx));
+    List<HasMetadata> objects = new ArrayList<>(guardrails(ctx));
     templates.forEach(t -> objects.add(SecretCopyModel.copy(ctx, t)));
     objects.add(IdentityModel.configMap(ctx));
     for (DatabaseSpec db : ctx.tenant().getSpec().getDatabases()) {
@@ -69,6 +64,22 @@ public final class DesiredState {
             AppPod.restartHash(ctx, app, templatesByName, credentials)));
       }
     }
+    return objects;
+  }
+
+  /**
+   * The namespace and what confines the tenant in it: its people's role bindings, network
+   * policies, quota and limit range. A function of the spec and plan alone, so they can be put in
+   * place before anything that reads the namespace or the secret store, and whatever fails there.
+   */
+  public static List<HasMetadata> guardrails(TenantContext ctx) {
+    List<HasMetadata> objects = new ArrayList<>();
+    objects.add(NamespaceModel.namespace(ctx));
+    objects.add(PodPolicy.parameters(ctx));
+    objects.addAll(RbacModel.roleBindings(ctx));
+    objects.addAll(NetworkPolicyModel.networkPolicies(ctx));
+    objects.add(QuotaModel.resourceQuota(ctx));
+    objects.add(QuotaModel.limitRange(ctx));
     return objects;
   }
 

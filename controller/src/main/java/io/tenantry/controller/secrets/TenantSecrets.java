@@ -27,6 +27,7 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -35,10 +36,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * under the tenant, and the template secrets every tenant gets a copy of.
  *
  * <p>The credentials Secret in the namespace is a copy the tenant can write, so it is trusted only
- * as far as it matches the store: the content hash of the store's credentials, read once per
- * database and process, is remembered, and a copy whose data hashes otherwise (edited, forged, or
- * deleted) is replaced from the store. A converged tenant therefore costs no store call after its
- * first sync in this process.
+ * as far as it matches the store: the version and content hash of the store's credentials, read
+ * once per database and process, are remembered, and a copy that differs in any way (a key
+ * edited, removed, emptied or not base64, an annotation changed, the Secret deleted) is never
+ * read further: the credentials come from the store and the copy is rewritten from them. A
+ * converged tenant therefore costs no store call after its first sync in this process.
  */
 public final class TenantSecrets {
 
@@ -46,8 +48,12 @@ public final class TenantSecrets {
 
   private final SecretStore store;
   private final ClusterView cache;
-  /** Content hash of each database's stored credentials, by tenant/Secret name, as last read from or written to the store. */
-  private final Map<String, String> verified = new ConcurrentHashMap<>();
+  /** Each database's stored credentials, by tenant/Secret name, as last read from or written to the store. */
+  private final Map<String, Stamp> verified = new ConcurrentHashMap<>();
+
+  /** What identifies stored credentials without holding them: their store version and content hash. */
+  private record Stamp(String version, String contentHash) {
+  }
 
   public TenantSecrets(SecretStore store, ClusterView cache) {
     this.store = store;
@@ -86,20 +92,31 @@ public final class TenantSecrets {
   private DatabaseCredentials credentials(TenantContext ctx, DatabaseSpec db) {
     String name = Names.credentials(db.getName());
     String key = ctx.name() + "/" + name;
-    Secret cached = cache.get(Secret.class, ctx.namespace(), name);
-    String cachedVersion = annotation(cached, WellKnown.SECRET_VERSION);
-    if (cachedVersion != null && verified.containsKey(key)) {
-      DatabaseCredentials copy = new DatabaseCredentials(DatabaseModel.username(cached), DatabaseModel.password(cached),
-          cachedVersion, annotation(cached, WellKnown.CONTENT_HASH));
-      if (verified.get(key).equals(SecretFormat.contentHash(data(copy.username(), copy.password())))) {
-        return copy;
-      }
+    DatabaseCredentials copy = trusted(cache.get(Secret.class, ctx.namespace(), name), verified.get(key));
+    if (copy != null) {
+      return copy;
     }
     Scope scope = Scope.tenant(ctx.name());
     DatabaseCredentials credentials = store.get(scope, name).map(TenantSecrets::of)
         .orElseGet(() -> generated(scope, name, DatabaseModel.defaultUsername(db.getEngine())));
-    verified.put(key, credentials.contentHash());
+    verified.put(key, new Stamp(credentials.version(), credentials.contentHash()));
     return credentials;
+  }
+
+  /**
+   * The credentials the cached copy holds, when it is exactly what the store holds ({@code stamp}),
+   * annotations included; null otherwise (no stamp yet, or a key missing or malformed).
+   */
+  private static DatabaseCredentials trusted(Secret cached, Stamp stamp) {
+    String username = DatabaseModel.username(cached);
+    String password = DatabaseModel.password(cached);
+    if (stamp == null || username == null || password == null
+        || !Objects.equals(stamp.version(), annotation(cached, WellKnown.SECRET_VERSION))
+        || !Objects.equals(stamp.contentHash(), annotation(cached, WellKnown.CONTENT_HASH))
+        || !Objects.equals(stamp.contentHash(), SecretFormat.contentHash(data(username, password)))) {
+      return null;
+    }
+    return new DatabaseCredentials(username, password, stamp.version(), stamp.contentHash());
   }
 
   /** New credentials, stored if no other writer stored some first (theirs are then the tenant's). */

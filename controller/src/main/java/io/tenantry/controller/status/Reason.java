@@ -30,6 +30,11 @@ public enum Reason {
   RolloutTimedOut,
   /** An app's migration Job failed or timed out; the previous version keeps serving. */
   MigrationFailed,
+  /**
+   * The API server refused a write of owned objects; the message names each and gives the
+   * server's message. The others were written, and the sync is retried with backoff.
+   */
+  WriteFailed,
 
   // NamespaceReady
   Exists,

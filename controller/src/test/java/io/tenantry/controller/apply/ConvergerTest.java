@@ -1,6 +1,7 @@
 package io.tenantry.controller.apply;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
@@ -13,17 +14,28 @@ import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.SubjectBuilder;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.tenantry.api.WellKnown;
+import java.net.ConnectException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class ConvergerTest {
 
   private final List<String> calls = new ArrayList<>();
+  /** Objects the API server refuses to write, as "Kind namespace/name". */
+  private final Set<String> refused = new HashSet<>();
   private final Converger converger = new Converger(new ObjectWriter() {
     @Override
     public void write(HasMetadata desired, boolean create) {
+      if (refused.contains(ObjectKey.of(desired).toString())) {
+        throw new KubernetesClientException(new StatusBuilder().withCode(422)
+            .withMessage(desired.getKind() + " \"" + desired.getMetadata().getName() + "\" is invalid: spec: Forbidden").build());
+      }
       calls.add((create ? "create " : "apply ") + ObjectKey.of(desired));
     }
 
@@ -53,7 +65,7 @@ class ConvergerTest {
         .containsExactly(tuple("Deployment t/web", true),
             tuple("Service t/web", false));
 
-    assertThat(converger.execute(plan, o -> false)).isEqualTo(2);
+    assertThat(converger.execute(plan, o -> false)).isEmpty();
     assertThat(calls).containsExactly("apply Deployment t/web", "create Service t/web");
   }
 
@@ -78,7 +90,7 @@ class ConvergerTest {
     ChangePlan plan = Converger.plan(List.of(service, deployment("web:1")), List.of());
     assertThat(plan.writes(o -> o instanceof Deployment)).isTrue();
 
-    assertThat(converger.execute(plan, o -> o instanceof Deployment)).isEqualTo(1);
+    assertThat(converger.execute(plan, o -> o instanceof Deployment)).isEmpty();
     assertThat(calls).containsExactly("create Service t/web");
   }
 
@@ -108,5 +120,61 @@ class ConvergerTest {
 
     converger.execute(Converger.plan(List.of(binding("ClusterRole", "tenantry-tenant-admin")), List.of(edited)), o -> false);
     assertThat(calls).containsExactly("apply RoleBinding t/tenant-admin");
+  }
+
+  @Test
+  void aRefusedWriteIsReturnedWithTheServersMessageAndTheOthersAreStillWritten() {
+    HasMetadata service = new ServiceBuilder().withNewMetadata().withName("web").withNamespace("t").endMetadata().build();
+    HasMetadata settings = new ConfigMapBuilder().withNewMetadata().withName("settings").withNamespace("t").endMetadata()
+        .addToData("a", "b").build();
+    refused.add("Service t/web");
+
+    List<WriteFailure> failures = converger.execute(Converger.plan(List.of(deployment("web:1"), service, settings), List.of()),
+        o -> false);
+    assertThat(failures).extracting(WriteFailure::toString)
+        .containsExactly("Service t/web: Service \"web\" is invalid: spec: Forbidden");
+    assertThat(calls).containsExactly("create Deployment t/web", "create ConfigMap t/settings");
+  }
+
+  @Test
+  void anApiServerThatDoesNotAnswerStopsTheExecution() {
+    Converger unreachable = new Converger(new ObjectWriter() {
+      @Override
+      public void write(HasMetadata desired, boolean create) {
+        calls.add("create " + ObjectKey.of(desired));
+        throw new KubernetesClientException("Connection refused", new ConnectException("Connection refused"));
+      }
+
+      @Override
+      public void delete(HasMetadata cached) {
+        calls.add("delete " + ObjectKey.of(cached));
+      }
+    });
+    HasMetadata service = new ServiceBuilder().withNewMetadata().withName("web").withNamespace("t").endMetadata().build();
+
+    assertThatThrownBy(() -> unreachable.execute(Converger.plan(List.of(deployment("web:1"), service), List.of()), o -> false))
+        .isInstanceOf(KubernetesClientException.class).hasMessageContaining("Connection refused");
+    assertThat(calls).as("no second object waits out the client's retries").containsExactly("create Deployment t/web");
+  }
+
+  @Test
+  void aNamespaceThatCannotBeCreatedStopsTheExecution() {
+    HasMetadata namespace = new NamespaceBuilder().withNewMetadata().withName("t").endMetadata().build();
+    refused.add("Namespace t");
+
+    assertThatThrownBy(() -> converger.execute(Converger.plan(List.of(namespace, deployment("web:1")), List.of()), o -> false))
+        .isInstanceOf(KubernetesClientException.class);
+    assertThat(calls).as("nothing can be written into a namespace that does not exist").isEmpty();
+  }
+
+  @Test
+  void aSecretOfAnotherTypeIsMadeAgainItsTypeBeingImmutable() {
+    HasMetadata recreated = new SecretBuilder().withNewMetadata().withName("db-main-binding").withNamespace("t").endMetadata()
+        .withType("Opaque").addToData("host", "ZXZpbA==").build();
+    HasMetadata desired = new SecretBuilder().withNewMetadata().withName("db-main-binding").withNamespace("t").endMetadata()
+        .withType("servicebinding.io/postgresql").addToData("host", "ZGI=").build();
+
+    converger.execute(Converger.plan(List.of(desired), List.of(recreated)), o -> false);
+    assertThat(calls).containsExactly("delete Secret t/db-main-binding", "create Secret t/db-main-binding");
   }
 }

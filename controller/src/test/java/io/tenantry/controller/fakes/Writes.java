@@ -2,6 +2,7 @@ package io.tenantry.controller.fakes;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.tenantry.api.v1alpha1.SparePool;
 import io.tenantry.api.v1alpha1.SparePoolStatus;
@@ -15,7 +16,9 @@ import io.tenantry.controller.events.EventType;
 import io.tenantry.controller.pool.SpareWriter;
 import io.tenantry.controller.status.Reason;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Predicate;
 
 /**
@@ -29,6 +32,8 @@ public final class Writes implements ObjectWriter, TenantWriter, EventRecorder, 
   private final FakeCluster cluster;
   private final List<String> log = new ArrayList<>();
   private final List<String> eventMessages = new ArrayList<>();
+  /** Owned objects the API server refuses to write, as "Kind namespace/name", with its message. */
+  private final Map<String, String> refusals = new HashMap<>();
 
   public Writes(FakeCluster cluster) {
     this.cluster = cluster;
@@ -46,12 +51,28 @@ public final class Writes implements ObjectWriter, TenantWriter, EventRecorder, 
     return log.stream().filter(filter).toList();
   }
 
+  /**
+   * Makes every write of {@code object} ("Kind namespace/name") fail as the API server refuses one,
+   * with {@code message}; nothing is recorded or applied. {@code null} accepts its writes again.
+   */
+  public void refuse(String object, String message) {
+    if (message == null) {
+      refusals.remove(object);
+    } else {
+      refusals.put(object, message);
+    }
+  }
+
   public List<String> eventMessages() {
     return List.copyOf(eventMessages);
   }
 
   @Override
   public void write(HasMetadata desired, boolean create) {
+    String refusal = refusals.get(ObjectKey.of(desired).toString());
+    if (refusal != null) {
+      throw new KubernetesClientException(new StatusBuilder().withCode(422).withMessage(refusal).build());
+    }
     log.add((create ? "create " : "apply ") + ObjectKey.of(desired));
     HasMetadata existing = cluster.get(desired.getClass(), desired.getMetadata().getNamespace(), desired.getMetadata().getName());
     HasMetadata stored = desired;

@@ -28,6 +28,7 @@ class TenantReconcilerTest {
     SyncResult next = f.sync("acme");
     assertThat(f.writes.take()).containsExactly(
         "create Namespace tenant-acme",
+        "create ConfigMap tenant-acme/tenantry-pod-policy",
         "create RoleBinding tenant-acme/tenant-admin",
         "create RoleBinding tenant-acme/tenant-operator",
         "create RoleBinding tenant-acme/tenant-viewer",
@@ -106,7 +107,10 @@ class TenantReconcilerTest {
     f.edit("acme", t -> t.getSpec().setState(TenantState.Frozen));
 
     f.sync("acme");
-    assertThat(f.writes.take()).containsExactly("apply Namespace tenant-acme", "apply ConfigMap tenant-acme/tenant-identity",
+    // Its people are viewers from the first write on: the viewer binding takes every level, the others go.
+    assertThat(f.writes.take()).containsExactly("apply Namespace tenant-acme", "apply RoleBinding tenant-acme/tenant-viewer",
+        "delete RoleBinding tenant-acme/tenant-admin", "delete RoleBinding tenant-acme/tenant-operator",
+        "apply ConfigMap tenant-acme/tenant-identity",
         "apply StatefulSet tenant-acme/db-main", "apply Deployment tenant-acme/app-web",
         "delete PodDisruptionBudget tenant-acme/app-web", "status acme Progressing",
         "event acme Normal StateChanged", "event acme Normal Progressing");
@@ -129,10 +133,12 @@ class TenantReconcilerTest {
     assertThat(writes).filteredOn(w -> w.startsWith("delete")).containsExactlyInAnyOrder(
         "delete Service tenant-acme/db-main", "delete PodDisruptionBudget tenant-acme/db-main",
         "delete StatefulSet tenant-acme/db-main", "delete Service tenant-acme/app-web",
-        "delete PodDisruptionBudget tenant-acme/app-web", "delete Deployment tenant-acme/app-web");
-    assertThat(writes).as("only the state changes: the namespace's label and the identity the apps read")
+        "delete PodDisruptionBudget tenant-acme/app-web", "delete Deployment tenant-acme/app-web",
+        "delete RoleBinding tenant-acme/tenant-admin", "delete RoleBinding tenant-acme/tenant-operator");
+    assertThat(writes).as("only the state changes: the namespace's label, its people as viewers, and the identity the apps read")
         .filteredOn(w -> w.startsWith("apply") || w.startsWith("create"))
-        .containsExactly("apply Namespace tenant-acme", "apply ConfigMap tenant-acme/tenant-identity");
+        .containsExactly("apply Namespace tenant-acme", "apply RoleBinding tenant-acme/tenant-viewer",
+            "apply ConfigMap tenant-acme/tenant-identity");
     assertThat(f.cluster.get(Namespace.class, null, "tenant-acme").getMetadata().getLabels()).containsEntry("tenantry.io/state", "Archived");
     assertThat(f.cluster.tenant("acme").getStatus().getPhase()).isEqualTo(TenantPhase.Archived);
     assertThat(f.cluster.ownedBy("acme")).extracting(o -> o.getKind()).contains("Namespace", "Secret")

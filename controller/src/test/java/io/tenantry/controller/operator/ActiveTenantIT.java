@@ -316,12 +316,16 @@ class ActiveTenantIT {
       });
       client.resources(Tenant.class).resource(tenant(name, 1, false)).create();
       Tenant degraded = awaitPhase(client, name, TenantPhase.Degraded, CONVERGE);
-      assertThat(degraded.getStatus().getConditions().get(0).getReason()).isEqualTo("SyncFailed");
-      assertThat(degraded.getStatus().getConditions().get(0).getMessage()).contains("deployments are blocked here by a test policy");
+      assertThat(degraded.getStatus().getConditions().get(0).getReason()).isEqualTo("WriteFailed");
+      assertThat(degraded.getStatus().getConditions().get(0).getMessage())
+          .startsWith("could not write Deployment tenant-" + name + "/app-web: ")
+          .contains("deployments are blocked here by a test policy");
+      // One refused object does not stop the others.
+      assertThat(client.services().inNamespace("tenant-" + name).withName("app-web").get()).isNotNull();
 
-      double failuresBefore = harness.parts.registry().get("tenantry.sync").tag("queue", "tenants").tag("result", "failure").timer().count();
+      int retriesBefore = harness.parts.queue().numRequeues(name);
       Thread.sleep(10_000);
-      double failures = harness.parts.registry().get("tenantry.sync").tag("queue", "tenants").tag("result", "failure").timer().count() - failuresBefore;
+      double failures = harness.parts.queue().numRequeues(name) - retriesBefore;
       System.out.printf("failed syncs of a refused tenant in 10 s: %.0f%n", failures);
       assertThat(failures).as("per-tenant exponential backoff, not a hot loop").isBetween(1.0, 12.0);
     } finally {
