@@ -83,3 +83,16 @@ release namespace for the Lease, the mounted token file, the mounted store by de
 {{- define "tenantry.edgeNamespace" -}}
 {{ .Values.config.edgeNamespace | default "tenantry-edge" }}
 {{- end -}}
+
+{{/*
+The reserved subdomains, comma-separated: config.routing.reservedSubdomains, or the operator's
+default list (OperatorConfig's routing.reservedSubdomains; HelmChartTest holds the two equal).
+*/}}
+{{- define "tenantry.reservedSubdomains" -}}
+{{- $routing := .Values.config.routing | default dict -}}
+{{- if hasKey $routing "reservedSubdomains" -}}
+{{- join "," $routing.reservedSubdomains -}}
+{{- else -}}
+www,app,apps,api,admin,administrator,root,login,logout,signin,signup,register,auth,oauth,sso,id,account,accounts,billing,pay,payments,checkout,status,docs,help,support,blog,news,about,dashboard,console,portal,manage,cdn,static,assets,media,files,download,downloads,mail,email,webmail,smtp,imap,pop,pop3,mx,ns,ns1,ns2,dns,ftp,sftp,ssh,vpn,autodiscover,autoconfig,wpad,git,dev,staging,stage,test,qa,demo,sandbox,preview,internal,intranet,localhost
+{{- end -}}
+{{- end -}}

@@ -34,8 +34,6 @@ import io.tenantry.controller.metrics.LeaderGauge;
 import io.tenantry.controller.metrics.MeasuredFleetRecords;
 import io.tenantry.controller.metrics.MeasuredSecretStore;
 import io.tenantry.controller.metrics.MeasuredTenantWriter;
-import io.tenantry.controller.policy.PolicyParams;
-import io.tenantry.controller.policy.PolicyParamsSync;
 import io.tenantry.controller.pool.KubeSpareWriter;
 import io.tenantry.controller.pool.SparePoolReconciler;
 import io.tenantry.controller.queue.BucketRateLimiter;
@@ -84,8 +82,8 @@ public final class Operator implements AutoCloseable {
    * that run an operator hold the same parts to watch it (queue length, metrics, caches).
    */
   public record Parts(PrometheusMeterRegistry registry, InformerCache cache, RateLimitingQueue<String> queue,
-      RateLimitingQueue<String> poolQueue, TemplateDistribution templates, PolicyParamsSync policyParams,
-      ConvergedTenants converged, TenantReconciler reconciler, Workers workers, Workers poolWorkers) {
+      RateLimitingQueue<String> poolQueue, TemplateDistribution templates, ConvergedTenants converged,
+      TenantReconciler reconciler, Workers workers, Workers poolWorkers) {
   }
 
   private final KubernetesClient client;
@@ -184,8 +182,7 @@ public final class Operator implements AutoCloseable {
     }, registry);
     new FleetGauges(cache, cache::sparePools, cache::hasSynced, config.plans().keySet(), config.namespacePrefix(), clock)
         .registerWith(registry);
-    PolicyParamsSync policyParams = new PolicyParamsSync(client, cache, PolicyParams.desired(config));
-    return new Parts(registry, cache, queue, poolQueue, templates, policyParams, converged, reconciler, workers, poolWorkers);
+    return new Parts(registry, cache, queue, poolQueue, templates, converged, reconciler, workers, poolWorkers);
   }
 
   /**
@@ -237,12 +234,7 @@ public final class Operator implements AutoCloseable {
     try {
       LOG.info("leading: starting informers {}", kv("identity", identity));
       parts.cache().start(Duration.ofMinutes(2));
-      // Before any sync or signup: the admission policies read their parameters from it.
-      parts.policyParams().refresh();
-      templateRefresh.scheduleWithFixedDelay(() -> {
-        parts.templates().refresh();
-        parts.policyParams().refresh();
-      }, 0, config.secretStore().templateSyncSeconds(), TimeUnit.SECONDS);
+      templateRefresh.scheduleWithFixedDelay(parts.templates()::refresh, 0, config.secretStore().templateSyncSeconds(), TimeUnit.SECONDS);
       parts.workers().start(config.workers());
       parts.poolWorkers().start(1);
       leading.set(true);

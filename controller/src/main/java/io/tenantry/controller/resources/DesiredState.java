@@ -12,8 +12,8 @@ import java.util.Map;
 /**
  * Everything a tenant should have in the cluster, as a pure function of its spec, plan, the
  * operator's settings and its secrets. Ordered so that what others depend on comes first:
- * the {@link #guardrails} (namespace, the pod policy's parameters, role bindings, network
- * policies, quota), secrets, identity, databases, apps.
+ * the {@link #guardrails} (namespace, role bindings, policies, quota), secrets, identity,
+ * databases, apps.
  */
 public final class DesiredState {
 
@@ -75,7 +75,6 @@ public final class DesiredState {
   public static List<HasMetadata> guardrails(TenantContext ctx) {
     List<HasMetadata> objects = new ArrayList<>();
     objects.add(NamespaceModel.namespace(ctx));
-    objects.add(PodPolicy.parameters(ctx));
     objects.addAll(RbacModel.roleBindings(ctx));
     objects.addAll(NetworkPolicyModel.networkPolicies(ctx));
     objects.add(QuotaModel.resourceQuota(ctx));

@@ -15,8 +15,6 @@ public final class Names {
   public static final String ALLOW_EGRESS = "allow-egress";
   /** The ConfigMap with the tenant's identity, mounted in every app. */
   public static final String IDENTITY = "tenant-identity";
-  /** The parameters of the admission policy on the tenant's pods (the plan's priority class, tolerations, user namespaces). */
-  public static final String POD_POLICY = "tenantry-pod-policy";
 
   private Names() {
   }

@@ -8,7 +8,8 @@ import java.util.Map;
 
 /**
  * The tenant's namespace, enforcing the Pod Security "restricted" standard, labelled with its
- * Tenant's state (what the namespace deletion policy reads) and stamped with its Tenant's UID.
+ * Tenant's state (what the namespace deletion policy reads), stamped with its Tenant's UID and
+ * annotated with what its plan lets pods ask of the nodes ({@link PodPolicy}).
  */
 public final class NamespaceModel {
 
@@ -30,6 +31,9 @@ public final class NamespaceModel {
     Namespace namespace = new NamespaceBuilder()
         .withNewMetadata().withName(ctx.namespace()).withLabels(labels).endMetadata()
         .build();
+    if (ctx.plan() != null) { // A tenant purged with an unknown plan: its namespace is labelled, then deleted.
+      namespace.getMetadata().getAnnotations().putAll(PodPolicy.annotations(ctx.plan()));
+    }
     String uid = ctx.tenant().getMetadata().getUid();
     if (uid != null) {
       namespace.getMetadata().getAnnotations().put(WellKnown.TENANT_UID, uid);

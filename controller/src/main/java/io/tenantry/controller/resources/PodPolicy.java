@@ -1,7 +1,5 @@
 package io.tenantry.controller.resources;
 
-import io.fabric8.kubernetes.api.model.ConfigMap;
-import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodSpecBuilder;
 import io.fabric8.kubernetes.api.model.TolerationBuilder;
@@ -14,13 +12,22 @@ import java.util.stream.Collectors;
 /**
  * What a plan lets a tenant's pods ask of the nodes: a PriorityClass, tolerations and whether they
  * share the host's user IDs. The operator sets these on every pod it makes ({@link #placed}), and
- * writes them into the tenant namespace as the parameters of the admission policy
- * {@code tenantry-tenant-pods} ({@link #parameters}), which holds every other pod there to the same.
+ * writes them onto the tenant namespace ({@link #annotations}), where the admission policy
+ * {@code tenantry-tenant-pods} reads them to hold every other pod of the namespace to the same.
+ *
+ * <p>On the namespace rather than in a parameters object the policy's binding would name
+ * ({@code paramRef}): the namespace exists before anything in it, so the policy never meets a pod
+ * before its parameters, and a ConfigMap {@code paramKind} is lost by kube-apiserver for good once
+ * its binding is deleted, as an uninstall does (kubernetes/kubernetes#133827).
  */
 public final class PodPolicy {
 
-  /** The label the policy's binding selects its parameters by (with the operator's managed-by label, which tenants cannot set). */
-  public static final String POLICY_LABEL = "tenantry.io/policy";
+  /** The PriorityClass the namespace's pods may name; empty: none. */
+  public static final String PRIORITY_CLASS = "tenantry.io/pod-priority-class";
+  /** The tolerations they may carry, comma-separated, each {@code key|operator|value|effect}. */
+  public static final String TOLERATIONS = "tenantry.io/pod-tolerations";
+  /** {@code false}: they must run in a user namespace. */
+  public static final String HOST_USERS = "tenantry.io/pod-host-users";
 
   private PodPolicy() {
   }
@@ -35,16 +42,13 @@ public final class PodPolicy {
         .build();
   }
 
-  /** The policy's parameters: the plan's values as the policy's expressions read them. */
-  public static ConfigMap parameters(TenantContext ctx) {
-    Plan plan = ctx.plan();
-    Map<String, String> labels = Labels.owned(ctx.name());
-    labels.put(POLICY_LABEL, "pods");
-    Map<String, String> data = new LinkedHashMap<>();
-    data.put("priorityClassName", plan.priorityClassName());
-    data.put("tolerations", plan.tolerations().stream().map(PlanToleration::policyForm).collect(Collectors.joining(",")));
-    data.put("hostUsers", plan.hostUsers().toString());
-    return new ConfigMapBuilder().withMetadata(ctx.meta(Names.POD_POLICY, labels)).withData(data).build();
+  /** The plan's values as the policy reads them from the namespace's annotations. */
+  public static Map<String, String> annotations(Plan plan) {
+    Map<String, String> annotations = new LinkedHashMap<>();
+    annotations.put(PRIORITY_CLASS, plan.priorityClassName());
+    annotations.put(TOLERATIONS, plan.tolerations().stream().map(PlanToleration::policyForm).collect(Collectors.joining(",")));
+    annotations.put(HOST_USERS, plan.hostUsers().toString());
+    return annotations;
   }
 
   private static String emptyToNull(String value) {

@@ -28,7 +28,6 @@ class TenantReconcilerTest {
     SyncResult next = f.sync("acme");
     assertThat(f.writes.take()).containsExactly(
         "create Namespace tenant-acme",
-        "create ConfigMap tenant-acme/tenantry-pod-policy",
         "create RoleBinding tenant-acme/tenant-admin",
         "create RoleBinding tenant-acme/tenant-operator",
         "create RoleBinding tenant-acme/tenant-viewer",

@@ -213,7 +213,7 @@ class HelmChartIT {
     var policies = client.genericKubernetesResources("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicy");
     List<String> names = policies.withLabel("app.kubernetes.io/instance", RELEASE).list().getItems().stream()
         .map(p -> p.getMetadata().getName()).toList();
-    assertThat(names).hasSize(6);
+    assertThat(names).hasSize(10);
     for (String name : names) {
       GenericKubernetesResource checked = await().atMost(Duration.ofSeconds(60)).until(() -> policies.withName(name).get(),
           p -> p.get("status") instanceof Map<?, ?> status && status.get("typeChecking") != null

@@ -9,7 +9,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.controller.config.OperatorConfig;
-import io.tenantry.controller.policy.PolicyParams;
 import io.tenantry.controller.resources.Names;
 import io.tenantry.controller.resources.RbacModel;
 import java.io.IOException;
@@ -174,20 +173,19 @@ class HelmChartTest {
     assertThat(writes).contains("request.namespace == 'tmpl'").contains("request.namespace == 'gateway'");
     assertThat(find(objects, "ValidatingAdmissionPolicy", "tenantry-operator-writes").at("/spec/variables/1/expression").asText())
         .contains("'cust-' + variables.namespaceLabels['tenantry.io/tenant']");
-    assertThat(find(objects, "ValidatingAdmissionPolicyBinding", "tenantry-tenant-pods").at("/spec/paramRef/selector/matchLabels")
-        .toString()).contains("\"tenantry.io/policy\":\"pods\"");
+    assertThat(objects).filteredOn(o -> o.get("kind").asText().startsWith("ValidatingAdmissionPolicy"))
+        .as("no policy reads a parameters object: kube-apiserver can lose a ConfigMap paramKind for good")
+        .noneMatch(o -> o.at("/spec").has("paramKind") || o.at("/spec").has("paramRef"));
   }
 
   @Test
-  void theReservedSubdomainsPolicyReadsTheParametersTheOperatorWritesInItsTemplateNamespace() {
-    JsonNode binding = find(render(), "ValidatingAdmissionPolicyBinding", "tenantry-reserved-subdomains");
-    assertThat(binding.at("/spec/paramRef/name").asText()).isEqualTo(PolicyParams.NAME);
-    assertThat(binding.at("/spec/paramRef/namespace").asText()).isEqualTo(OperatorConfig.defaults().templateNamespace());
-    assertThat(binding.at("/spec/paramRef/parameterNotFoundAction").asText()).isEqualTo("Allow");
-    assertThat(find(render("--set", "config.templateNamespace=shared-templates"), "ValidatingAdmissionPolicyBinding",
-        "tenantry-reserved-subdomains").at("/spec/paramRef/namespace").asText()).isEqualTo("shared-templates");
-    assertThat(find(render(), "ValidatingAdmissionPolicy", "tenantry-reserved-subdomains").at("/spec/paramKind/kind").asText())
-        .isEqualTo("ConfigMap");
+  void theReservedSubdomainsPolicyHoldsTheOperatorsListOrTheOneTheValuesGive() {
+    String byDefault = find(render(), "ValidatingAdmissionPolicy", "tenantry-reserved-subdomains").at("/spec/variables/2/expression")
+        .asText();
+    assertThat(byDefault).isEqualTo("'," + String.join(",", OperatorConfig.defaults().routing().reservedSubdomains()) + ",'");
+    assertThat(find(render("--set", "config.routing.reservedSubdomains={www,shop}"), "ValidatingAdmissionPolicy",
+        "tenantry-reserved-subdomains").at("/spec/variables/2/expression").asText()).isEqualTo("',www,shop,'");
+    assertThat(find(render(), "ValidatingAdmissionPolicy", "tenantry-reserved-subdomains").has("paramKind")).isFalse();
   }
 
   @Test

@@ -70,8 +70,8 @@ class HostileTenantIT {
 
   private static final Duration CONVERGE = Duration.ofSeconds(90);
   /**
-   * The plan's count/configmaps here: the operator makes two (identity, pod policy) and Kubernetes
-   * one (kube-root-ca.crt), so a tenant may make two of its own.
+   * The plan's count/configmaps here: the operator makes one (the identity) and Kubernetes one
+   * (kube-root-ca.crt), so a tenant may make three of its own.
    */
   private static final int CONFIG_MAPS = 5;
   private static OperatorHarness harness;
@@ -279,8 +279,8 @@ class HostileTenantIT {
         .hasMessageContaining("Service app-web" + readOnly);
     assertThatThrownBy(() -> admin.services().inNamespace(ns(acme)).withName("app-web").delete())
         .hasMessageContaining("Service app-web" + readOnly);
-    assertThatThrownBy(() -> admin.configMaps().inNamespace(ns(acme)).withName("tenantry-pod-policy").delete())
-        .hasMessageContaining("ConfigMap tenantry-pod-policy" + readOnly);
+    assertThatThrownBy(() -> admin.configMaps().inNamespace(ns(acme)).withName("tenant-identity").delete())
+        .hasMessageContaining("ConfigMap tenant-identity" + readOnly);
     assertThatThrownBy(() -> operator.apps().deployments().inNamespace(ns(acme)).withName("app-web")
         .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"paused\":true}}"))
         .hasMessageContaining("Deployment app-web" + readOnly + "oscar");

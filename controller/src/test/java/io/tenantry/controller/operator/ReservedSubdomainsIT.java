@@ -6,14 +6,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.ConfigMap;
-import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.Resource;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.controller.config.OperatorConfig;
-import io.tenantry.controller.policy.PolicyParams;
 import io.tenantry.testsupport.TestCluster;
 import io.tenantry.testsupport.WithCluster;
 import java.time.Duration;
@@ -22,27 +18,21 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The chart's reserved-subdomains policy, with its parameters written by a running operator: a
- * Tenant written directly is refused a reserved subdomain (or, without one, a reserved name), and
- * the operator keeps the parameters as its configuration says. On the simulated cluster: the
- * harness purges what a class created, and a purge waits for the namespace controller.
+ * The chart's reserved-subdomains policy (the list rendered into it, as the plain manifests hold it):
+ * a Tenant written directly is refused a reserved subdomain (or, without one, a reserved name). On
+ * the simulated cluster with a running operator: the harness purges what a class created, and a
+ * purge waits for the namespace controller.
  */
 @WithCluster(workloads = true)
 class ReservedSubdomainsIT {
 
-  /** The template namespace the chart's binding reads the parameters from, with the chart's default values. */
-  private static final String TEMPLATES = "tenantry-templates";
   private static OperatorHarness harness;
   private static KubernetesClient client;
 
   @BeforeAll
   static void startOperator(TestCluster cluster, KubernetesClient kubernetesClient) throws Exception {
     client = kubernetesClient;
-    harness = new OperatorHarness(cluster, OperatorConfig.defaults().with("""
-        templateNamespace: tenantry-templates
-        secretStore: {templateSyncSeconds: 1}
-        routing: {baseDomain: tenants.example}
-        """));
+    harness = new OperatorHarness(cluster, OperatorConfig.defaults().with("routing: {baseDomain: tenants.example}"));
     OperatorHarness.installAdmissionPolicy(client);
     // The API server takes a moment to load a new policy and its binding: probed by dry runs, which store nothing.
     await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250)).until(() -> {
@@ -64,18 +54,6 @@ class ReservedSubdomainsIT {
     Tenant tenant = tenant(name, 1, false);
     tenant.getSpec().setSubdomain(subdomain);
     return tenant;
-  }
-
-  private static Resource<ConfigMap> params() {
-    return client.configMaps().inNamespace(TEMPLATES).withName(PolicyParams.NAME);
-  }
-
-  @Test
-  void theOperatorWritesTheReservedListForThePolicy() {
-    ConfigMap params = params().get();
-    assertThat(params.getData().get(PolicyParams.RESERVED_SUBDOMAINS).split(","))
-        .containsExactlyElementsOf(OperatorConfig.defaults().routing().reservedSubdomains());
-    assertThat(params.getMetadata().getManagedFields()).extracting(f -> f.getManager()).contains("tenantry");
   }
 
   @Test
@@ -111,17 +89,5 @@ class ReservedSubdomainsIT {
 
     client.resources(Tenant.class).resource(withSubdomain("mail", "mail-team")).create();
     assertThat(client.resources(Tenant.class).withName("mail").get().getSpec().getSubdomain()).isEqualTo("mail-team");
-  }
-
-  @Test
-  void aHandEditOrADeletionOfTheParametersIsPutBack() {
-    String reserved = params().get().getData().get(PolicyParams.RESERVED_SUBDOMAINS);
-    params().edit(c -> new ConfigMapBuilder(c).addToData(PolicyParams.RESERVED_SUBDOMAINS, "").build());
-    await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(200))
-        .until(() -> reserved.equals(params().get().getData().get(PolicyParams.RESERVED_SUBDOMAINS)));
-
-    params().delete();
-    await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(200))
-        .until(() -> params().get() != null && reserved.equals(params().get().getData().get(PolicyParams.RESERVED_SUBDOMAINS)));
   }
 }

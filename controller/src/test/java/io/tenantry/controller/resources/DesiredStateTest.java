@@ -78,7 +78,7 @@ class DesiredStateTest {
   void anActiveTenantGetsItsWholeStackInDependencyOrder() {
     List<HasMetadata> objects = desired(context(tenant(), OperatorConfig.defaults()), CREDENTIALS, List.of(), Workloads.RUNNING);
     assertThat(keys(objects)).containsExactly(
-        "Namespace/tenant-acme", "ConfigMap/tenantry-pod-policy",
+        "Namespace/tenant-acme",
         "RoleBinding/tenant-admin", "RoleBinding/tenant-operator", "RoleBinding/tenant-viewer",
         "NetworkPolicy/default-deny", "NetworkPolicy/allow-same-namespace", "NetworkPolicy/allow-from-edge",
         "NetworkPolicy/allow-dns", "NetworkPolicy/allow-egress",
@@ -316,7 +316,7 @@ class DesiredStateTest {
   }
 
   @Test
-  void everyPodTheOperatorMakesAsksOfTheNodesWhatThePlanGivesAndThePolicyParametersSayTheSame() {
+  void everyPodTheOperatorMakesAsksOfTheNodesWhatThePlanGivesAndTheNamespaceSaysTheSameToThePolicy() {
     OperatorConfig config = OperatorConfig.defaults().with("""
         plans: {standard: {priorityClassName: tenant-gold, hostUsers: false,
                            tolerations: [{key: dedicated, value: gold, effect: NoSchedule}, {key: spot, operator: Exists}]}}""");
@@ -331,10 +331,10 @@ class DesiredStateTest {
       assertThat(pod.getTolerations()).extracting(t -> t.getKey() + "|" + t.getOperator() + "|" + t.getValue() + "|" + t.getEffect())
           .containsExactly("dedicated|Equal|gold|NoSchedule", "spot|Exists|null|null");
     });
-    io.fabric8.kubernetes.api.model.ConfigMap parameters = PodPolicy.parameters(ctx);
-    assertThat(parameters.getMetadata().getLabels()).containsEntry("tenantry.io/policy", "pods").containsEntry(Labels.MANAGED_BY, "tenantry");
-    assertThat(parameters.getData()).containsExactly(Map.entry("priorityClassName", "tenant-gold"),
-        Map.entry("tolerations", "dedicated|Equal|gold|NoSchedule,spot|Exists||"), Map.entry("hostUsers", "false"));
+    assertThat(NamespaceModel.namespace(ctx).getMetadata().getAnnotations())
+        .containsEntry("tenantry.io/pod-priority-class", "tenant-gold")
+        .containsEntry("tenantry.io/pod-tolerations", "dedicated|Equal|gold|NoSchedule,spot|Exists||")
+        .containsEntry("tenantry.io/pod-host-users", "false");
   }
 
   @Test
@@ -346,8 +346,8 @@ class DesiredStateTest {
     assertThat(pod.getPriorityClassName()).isNull();
     assertThat(pod.getTolerations()).isEmpty();
     assertThat(pod.getHostUsers()).isNull();
-    assertThat(PodPolicy.parameters(ctx).getData()).containsExactly(Map.entry("priorityClassName", ""),
-        Map.entry("tolerations", ""), Map.entry("hostUsers", "true"));
+    assertThat(NamespaceModel.namespace(ctx).getMetadata().getAnnotations()).containsEntry("tenantry.io/pod-priority-class", "")
+        .containsEntry("tenantry.io/pod-tolerations", "").containsEntry("tenantry.io/pod-host-users", "true");
   }
 
   @Test
