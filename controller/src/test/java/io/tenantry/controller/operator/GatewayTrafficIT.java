@@ -7,6 +7,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpServer;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.Gateway;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -71,7 +73,13 @@ class GatewayTrafficIT {
     }
     gatewayPort = freePort();
     String edge = hostNetworkNode(machineAddress()) + edge(gatewayPort, BACKENDS.get("paused").getAddress().getPort());
-    client.load(new ByteArrayInputStream(edge.getBytes(StandardCharsets.UTF_8))).forceConflicts().serverSideApply();
+    List<HasMetadata> objects = client.load(new ByteArrayInputStream(edge.getBytes(StandardCharsets.UTF_8))).items();
+    // Namespaces first: a pod is refused until its namespace's default ServiceAccount is made.
+    List<HasMetadata> namespaces = objects.stream().filter(o -> o instanceof Namespace).toList();
+    client.resourceList(namespaces).forceConflicts().serverSideApply();
+    namespaces.forEach(ns -> await().atMost(Duration.ofSeconds(30)).until(() ->
+        client.serviceAccounts().inNamespace(ns.getMetadata().getName()).withName("default").get() != null));
+    client.resourceList(objects.stream().filter(o -> !(o instanceof Namespace)).toList()).forceConflicts().serverSideApply();
     harness = new OperatorHarness(cluster, OperatorConfig.defaults().with(
         "{routing: {mode: gateway, baseDomain: " + BASE_DOMAIN + ", scheme: http}}"));
     traefik = startTraefik();
