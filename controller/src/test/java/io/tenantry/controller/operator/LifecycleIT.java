@@ -64,7 +64,9 @@ class LifecycleIT {
     assertThat(client.apps().statefulSets().inNamespace(ns).withName("db-main").get().getSpec().getReplicas()).isZero();
     assertThat(client.pods().inNamespace(ns).list().getItems()).isEmpty();
     assertThat(pvc(ns).getMetadata().getUid()).isEqualTo(pvcUid);
-    assertThat(client.rbac().roleBindings().inNamespace(ns).list().getItems()).hasSize(3);
+    // The tenant's people are viewers while it is Frozen, whatever their level.
+    assertThat(client.rbac().roleBindings().inNamespace(ns).list().getItems()).singleElement()
+        .satisfies(b -> assertThat(b.getRoleRef().getName()).isEqualTo("tenantry-tenant-viewer"));
     assertThat(client.resourceQuotas().inNamespace(ns).withName("tenant-quota").get()).isNotNull();
     assertThat(frozen.getStatus().getObservedState()).isEqualTo(TenantState.Frozen);
     assertThat(frozen.getStatus().getStateTimestamps().getFrozenAt()).isNotNull();
@@ -78,6 +80,8 @@ class LifecycleIT {
     assertThat(DatabaseModel.password(client.secrets().inNamespace(ns).withName("db-main-credentials").get())).isEqualTo(password);
     assertThat(thawed.getStatus().getStateTimestamps().getActiveAt()).isGreaterThanOrEqualTo(activeAt);
     assertThat(thawed.getStatus().getStateTimestamps().getFrozenAt()).isEqualTo(frozen.getStatus().getStateTimestamps().getFrozenAt());
+    assertThat(client.rbac().roleBindings().inNamespace(ns).list().getItems()).extracting(b -> b.getRoleRef().getName())
+        .containsExactlyInAnyOrder("tenantry-tenant-admin", "tenantry-tenant-operator", "tenantry-tenant-viewer");
   }
 
   @Test
