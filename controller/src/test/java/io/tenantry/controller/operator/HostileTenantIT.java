@@ -282,6 +282,10 @@ class HostileTenantIT {
         .hasMessageContaining("Service app-web" + readOnly);
     assertThatThrownBy(() -> admin.configMaps().inNamespace(ns(acme)).withName("tenant-identity").delete())
         .hasMessageContaining("ConfigMap tenant-identity" + readOnly);
+    // A database's volume claim (made by the StatefulSet controller from the operator's template) holds the data.
+    String claim = client.persistentVolumeClaims().inNamespace(ns(acme)).list().getItems().get(0).getMetadata().getName();
+    assertThatThrownBy(() -> admin.persistentVolumeClaims().inNamespace(ns(acme)).withName(claim).delete())
+        .hasMessageContaining("PersistentVolumeClaim " + claim + readOnly);
     assertThatThrownBy(() -> operator.apps().deployments().inNamespace(ns(acme)).withName("app-web")
         .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"paused\":true}}"))
         .hasMessageContaining("Deployment app-web" + readOnly + "oscar");
