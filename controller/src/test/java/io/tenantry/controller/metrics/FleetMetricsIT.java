@@ -127,7 +127,11 @@ class FleetMetricsIT {
     client.resources(SparePool.class).resource(OperatorHarness.sparePool(pool, 1, 1)).create();
     awaitPoolStatus(pool, 1);
     assertThat(api.allocate("metrics-" + pool, "Initech", "ops@initech.example", pool).status()).isEqualTo(200);
-    System.gc(); // a GC pause for jvm_gc_pause_seconds, whatever the heap did so far
+    // A GC pause for jvm_gc_pause_seconds, whatever the heap did so far. Micrometer hears of it
+    // from a notification thread after the pause, so the scrape waits for it.
+    System.gc();
+    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
+        .until(() -> new Scrape(metrics()).names().contains("jvm_gc_pause_seconds_sum"));
 
     String metrics = metrics();
     Scrape scrape = new Scrape(metrics);

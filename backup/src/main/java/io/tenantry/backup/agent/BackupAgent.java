@@ -1,0 +1,271 @@
+package io.tenantry.backup.agent;
+
+import io.tenantry.backup.BackupFormat;
+import io.tenantry.backup.BackupHeader;
+import io.tenantry.backup.DataKey;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.HttpURLConnection;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.DigestInputStream;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.Objects;
+import java.util.OptionalInt;
+import java.util.Properties;
+import java.util.zip.CRC32C;
+import java.util.zip.CheckedInputStream;
+
+/**
+ * The agent of a backup or restore Job: the operator's image beside the database's, sharing a work
+ * directory with the engine's script ({@code io.tenantry.backup.postgres.PostgresCommands}).
+ *
+ * <ul>
+ *   <li>{@code backup}: opens a repeatable-read transaction, exports its snapshot for pg_dump and
+ *       counts each table's rows in it; streams the dump from the FIFO through encryption to its
+ *       one upload target, and completes the upload only if pg_dump exited 0 (otherwise the upload
+ *       is cut short, which stores nothing).
+ *   <li>{@code restore}: streams its one object from the download target through decryption into
+ *       the FIFO pg_restore reads; then counts the restored rows and compares them with the
+ *       backup's header. A corrupt object fails it even when pg_restore accepted a part.
+ * </ul>
+ *
+ * Arguments are {@code --name value} pairs; the password is libpq's {@code PGPASSWORD}, the server
+ * {@code PGHOST}, {@code PGPORT}, {@code PGDATABASE}, {@code PGUSER}. It ends with 0 only on
+ * success, always after writing its {@link AgentReport} to {@code --report}
+ * (the container's termination message). It never prints a key, a token or a password.
+ */
+public final class BackupAgent {
+
+  private static final Duration SCRIPT_TIMEOUT = Duration.ofMinutes(5);
+  private static final int BUFFER = 1 << 20;
+  private final Map<String, String> options;
+  private final Map<String, String> env;
+
+  BackupAgent(Map<String, String> options, Map<String, String> env) {
+    this.options = options;
+    this.env = env;
+  }
+
+  public static void main(String[] args) {
+    System.exit(run(args, System.getenv()));
+  }
+
+  /** Runs one command; the exit code. */
+  public static int run(String[] args, Map<String, String> env) {
+    if (args.length == 0 || args.length % 2 == 0) {
+      System.err.println("usage: backup-agent backup|restore --work DIR --key FILE --target FILE "
+          + "--object-path PATH --report FILE");
+      return 2;
+    }
+    Map<String, String> options = new HashMap<>();
+    for (int i = 1; i < args.length; i += 2) {
+      if (!args[i].startsWith("--")) {
+        System.err.println("expected an option, got '" + args[i] + "'");
+        return 2;
+      }
+      options.put(args[i].substring(2), args[i + 1]);
+    }
+    BackupAgent agent = new BackupAgent(options, env);
+    AgentReport report = switch (args[0]) {
+      case "backup" -> agent.backup();
+      case "restore" -> agent.restore();
+      default -> AgentReport.failed("usage", "unknown command '" + args[0] + "'");
+    };
+    try {
+      Files.writeString(Path.of(agent.option("report")), report.toJson(), StandardCharsets.UTF_8);
+    } catch (IOException | RuntimeException e) {
+      System.err.println("cannot write the report: " + e.getMessage());
+    }
+    System.err.println("backup-agent " + args[0] + ": " + report.outcome()
+        + (report.error() == null ? "" : ": " + report.error()));
+    return report.succeeded() ? 0 : 1;
+  }
+
+  AgentReport backup() {
+    AgentFiles files = new AgentFiles(Path.of(option("work")));
+    String objectPath = option("object-path");
+    try (Connection db = connect()) {
+      db.setAutoCommit(false);
+      db.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+      db.setReadOnly(true);
+      String snapshot = single(db, "SELECT pg_export_snapshot()");
+      BackupHeader header = new BackupHeader("postgresql", single(db, "SHOW server_version"), TableCounts.count(db));
+      files.writeAtomically("snapshot", snapshot);
+      AgentReport report = upload(files, objectPath, header);
+      db.commit();
+      return report;
+    } catch (SQLException e) {
+      files.abort();
+      return AgentReport.failed("dumpFailed", "cannot take the snapshot: " + e.getMessage());
+    } catch (IOException | GeneralSecurityException | RuntimeException e) {
+      files.abort();
+      return AgentReport.failed("uploadFailed", e.toString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return AgentReport.failed("uploadFailed", "interrupted");
+    }
+  }
+
+  private AgentReport upload(AgentFiles files, String objectPath, BackupHeader header)
+      throws IOException, GeneralSecurityException, InterruptedException {
+    DataKey key = DataKey.fromCleartext(Files.readAllBytes(Path.of(option("key"))));
+    try (InputStream dump = files.openFifoForReading("dump", SCRIPT_TIMEOUT)) {
+      HttpURLConnection upload = (HttpURLConnection) target().toURL().openConnection();
+      upload.setRequestMethod("PUT");
+      upload.setDoOutput(true);
+      upload.setChunkedStreamingMode(BUFFER);
+      upload.setRequestProperty("Content-Type", "application/octet-stream");
+      CountingStream sent;
+      OutputStream encrypted;
+      long plaintext;
+      try {
+        sent = new CountingStream(upload.getOutputStream());
+        encrypted = BackupFormat.encrypting(sent, key, objectPath, header);
+        plaintext = dump.transferTo(encrypted);
+      } catch (IOException e) {
+        dump.transferTo(OutputStream.nullOutputStream()); // pg_dump must not block on a full FIFO
+        upload.disconnect();
+        throw e;
+      }
+      OptionalInt exit = files.awaitExit("dump", SCRIPT_TIMEOUT);
+      if (exit.isEmpty() || exit.getAsInt() != 0) {
+        upload.disconnect(); // before the last chunk: the upload is cut short and stores nothing
+        return AgentReport.failed("dumpFailed", exit.isEmpty() ? "pg_dump did not end within " + SCRIPT_TIMEOUT
+            : "pg_dump exited with " + exit.getAsInt() + ": " + files.error("dump"));
+      }
+      encrypted.close();
+      int status = upload.getResponseCode();
+      if (status != 201) {
+        return AgentReport.failed("uploadFailed", "the transfer endpoint answered " + status + ": " + body(upload));
+      }
+      return new AgentReport("uploaded", null, sent.bytes(), plaintext, sent.sha256(), sent.crc32c());
+    }
+  }
+
+  AgentReport restore() {
+    AgentFiles files = new AgentFiles(Path.of(option("work")));
+    String objectPath = option("object-path");
+    try {
+      DataKey key = DataKey.fromCleartext(Files.readAllBytes(Path.of(option("key"))));
+      HttpURLConnection download = (HttpURLConnection) target().toURL().openConnection();
+      int status = download.getResponseCode();
+      if (status != 200) {
+        files.abort();
+        return AgentReport.failed("restoreFailed", "the transfer endpoint answered " + status + ": " + body(download));
+      }
+      MessageDigest sha256 = MessageDigest.getInstance("SHA-256");
+      CRC32C crc = new CRC32C();
+      CheckedInputStream received = new CheckedInputStream(new DigestInputStream(download.getInputStream(), sha256), crc);
+      long[] objectBytes = {0};
+      InputStream counted = new java.io.FilterInputStream(received) {
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+          int n = super.read(b, off, len);
+          objectBytes[0] += Math.max(n, 0);
+          return n;
+        }
+      };
+      BackupFormat.Opened opened;
+      long plaintext;
+      try (counted) {
+        opened = BackupFormat.open(counted, key, objectPath);
+        try (OutputStream fifo = files.openFifoForWriting("restore", SCRIPT_TIMEOUT)) {
+          plaintext = opened.dump().transferTo(fifo);
+        } catch (IOException e) {
+          files.abort();
+          return AgentReport.failed("corrupt", "the backup does not decrypt to its end: " + e.getMessage());
+        }
+      } catch (IOException e) {
+        files.abort();
+        return AgentReport.failed("corrupt", e.getMessage());
+      }
+      OptionalInt exit = files.awaitExit("restore", SCRIPT_TIMEOUT);
+      if (exit.isEmpty() || exit.getAsInt() != 0) {
+        return AgentReport.failed("restoreFailed", exit.isEmpty() ? "pg_restore did not end within " + SCRIPT_TIMEOUT
+            : "pg_restore exited with " + exit.getAsInt() + ": " + files.error("restore"));
+      }
+      String differs = compareCounts(opened.header().tables());
+      if (differs != null) {
+        return AgentReport.failed("countsDiffer", differs);
+      }
+      return new AgentReport("restored", null, objectBytes[0], plaintext, HexFormat.of().formatHex(sha256.digest()),
+          io.tenantry.backup.store.Crc32cs.base64(crc));
+    } catch (IOException | GeneralSecurityException | SQLException | RuntimeException e) {
+      files.abort();
+      return AgentReport.failed("restoreFailed", e.toString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return AgentReport.failed("restoreFailed", "interrupted");
+    }
+  }
+
+  /** The first table whose restored row count differs from the backup's, or null. */
+  private String compareCounts(Map<String, Long> expected) throws SQLException {
+    try (Connection db = connect()) {
+      Map<String, Long> restored = TableCounts.count(db);
+      for (Map.Entry<String, Long> table : expected.entrySet()) {
+        Long count = restored.get(table.getKey());
+        if (!table.getValue().equals(count)) {
+          return "table " + table.getKey() + " has " + count + " rows restored, " + table.getValue() + " in the backup";
+        }
+      }
+      for (String table : restored.keySet()) {
+        if (!expected.containsKey(table)) {
+          return "table " + table + " is restored but not in the backup";
+        }
+      }
+      return null;
+    }
+  }
+
+  private Connection connect() throws SQLException {
+    Properties properties = new Properties();
+    properties.setProperty("user", env("PGUSER"));
+    properties.setProperty("password", env("PGPASSWORD"));
+    properties.setProperty("ApplicationName", "tenantry-backup-agent");
+    String url = "jdbc:postgresql://" + env("PGHOST") + ":" + env.getOrDefault("PGPORT", "5432") + "/"
+        + java.net.URLEncoder.encode(env("PGDATABASE"), StandardCharsets.UTF_8);
+    return DriverManager.getConnection(url, properties);
+  }
+
+  private static String single(Connection db, String sql) throws SQLException {
+    try (Statement statement = db.createStatement(); ResultSet rows = statement.executeQuery(sql)) {
+      rows.next();
+      return rows.getString(1);
+    }
+  }
+
+  private URI target() throws IOException {
+    return URI.create(Files.readString(Path.of(option("target")), StandardCharsets.UTF_8).strip());
+  }
+
+  private static String body(HttpURLConnection connection) {
+    try (InputStream error = connection.getErrorStream()) {
+      return error == null ? "" : AgentReport.firstLine(new String(error.readNBytes(512), StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      return e.toString();
+    }
+  }
+
+  private String option(String name) {
+    return Objects.requireNonNull(options.get(name), "missing option --" + name);
+  }
+
+  private String env(String name) {
+    return Objects.requireNonNull(env.get(name), "missing environment variable " + name);
+  }
+}
