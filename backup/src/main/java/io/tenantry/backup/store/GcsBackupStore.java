@@ -57,37 +57,47 @@ public final class GcsBackupStore implements BackupStore {
     channel.setChunkSize(CHUNK);
     byte[] buffer = new byte[1 << 16];
     try {
-      for (int n; (n = content.read(buffer)) >= 0; ) {
+      // A failed source or chunk leaves the channel open: closing would finalize a part as the
+      // object. The session is left to expire.
+      for (int n; (n = readSource(content, buffer, path)) >= 0; ) {
         ByteBuffer bytes = ByteBuffer.wrap(buffer, 0, n);
         while (bytes.hasRemaining()) {
+          // Sends a chunk once CHUNK bytes are buffered: its failure is the store's, not the source's.
           channel.write(bytes);
         }
       }
-    } catch (IOException e) {
-      // Not closed: closing would finalize a part as the object. The session is left to expire.
-      throw new SourceFailedException("the upload of " + path + " ended early: " + e.getMessage(), e);
-    }
-    try {
       channel.close();
     } catch (StorageException e) {
       if (e.getCode() == 412) {
         throw new ObjectExistsException(path);
       }
-      throw failure("cannot finish the upload of " + path, e);
+      throw failure("cannot upload " + path, e);
     } catch (IOException e) {
       if (e.getCause() instanceof StorageException storage && storage.getCode() == 412) {
         throw new ObjectExistsException(path);
       }
-      throw new BackupStoreUnavailableException(describe(), "cannot finish the upload of " + path + ": " + e, e);
+      throw new BackupStoreUnavailableException(describe(), "cannot upload " + path + ": " + e, e);
     }
     return stat(path).orElseThrow(() -> new NoSuchObjectException(describe(), path));
+  }
+
+  private static int readSource(InputStream content, byte[] buffer, String path) {
+    try {
+      return content.read(buffer);
+    } catch (IOException e) {
+      throw new SourceFailedException("the upload of " + path + " ended early: " + e.getMessage(), e);
+    }
   }
 
   @Override
   public Optional<StoredObject> stat(String path) {
     try {
       Blob blob = storage.get(BlobId.of(bucket, path));
-      return Optional.ofNullable(blob).map(GcsBackupStore::toObject);
+      if (blob == null) {
+        requireBucket();
+        return Optional.empty();
+      }
+      return Optional.of(toObject(blob));
     } catch (StorageException e) {
       throw failure("cannot read the metadata of " + path, e);
     }
@@ -98,6 +108,7 @@ public final class GcsBackupStore implements BackupStore {
     try {
       Blob blob = storage.get(BlobId.of(bucket, path));
       if (blob == null) {
+        requireBucket();
         throw new NoSuchObjectException(describe(), path);
       }
       // The generation whose metadata was read: a reader never mixes two writes.
@@ -127,10 +138,22 @@ public final class GcsBackupStore implements BackupStore {
   @Override
   public void delete(String path) {
     try {
-      storage.delete(BlobId.of(bucket, path));
+      if (!storage.delete(BlobId.of(bucket, path))) {
+        requireBucket();
+      }
     } catch (StorageException e) {
       throw failure("cannot delete " + path, e);
     }
+  }
+
+  /**
+   * Fails unless the bucket exists: Cloud Storage answers a read or delete of an object in a
+   * missing bucket as of a missing object. A listing of one object tells (it needs only the object
+   * permissions the store needs anyway); called only when an object was not found. Its 404 is a
+   * StorageException the caller reports as "no such bucket".
+   */
+  private void requireBucket() {
+    storage.list(bucket, BlobListOption.pageSize(1));
   }
 
   private static StoredObject toObject(Blob blob) {

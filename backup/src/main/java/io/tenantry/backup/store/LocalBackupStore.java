@@ -156,11 +156,14 @@ public final class LocalBackupStore implements BackupStore {
     }
   }
 
-  /** The file of {@code path}, refusing any path that would leave the root or enter .incoming. */
+  /**
+   * The file of {@code path}, refusing any path that would leave the root or enter .incoming, and
+   * any path not in its normal form ({@code ./.incoming/x}, {@code a//b}): one object, one path.
+   */
   private Path resolve(String path) {
     Path file = root.resolve(path).normalize();
     if (path.isEmpty() || path.startsWith("/") || !file.startsWith(root) || file.equals(root)
-        || path.startsWith(INCOMING) || path.contains("..")) {
+        || !root.relativize(file).toString().equals(path) || path.startsWith(INCOMING) || path.contains("..")) {
       throw new IllegalArgumentException("not an object path: '" + path + "'");
     }
     return file;
