@@ -29,21 +29,25 @@ public final class PostgresCommands {
           sleep 0.1
           waited=$((waited + 1))
         done
-        pg_dump --format=custom --snapshot="$(cat "$WORK/snapshot")" --file="$WORK/dump" 2> "$WORK/dump.err"
+        pg_dump --format=custom --no-sync --snapshot="$(cat "$WORK/snapshot")" --file="$WORK/dump" 2> "$WORK/dump.err"
         code=$?
         cat "$WORK/dump.err" >&2
         finish "$code"
         """;
   }
 
-  /** Restores what the agent writes into the FIFO {@code $WORK/dump}, in one transaction. */
+  /**
+   * Restores what the agent writes into the FIFO {@code $WORK/dump}, in one transaction. The FIFO is
+   * stdin and the format is named: given a file name and no format, pg_restore opens the file twice
+   * (once to sniff the format), and the bytes of the first open are lost from a FIFO.
+   */
   public static String restoreScript() {
     return """
         set -u
         finish() { echo "$1" > "$WORK/restore.exit.tmp" && mv "$WORK/restore.exit.tmp" "$WORK/restore.exit"; exit "$1"; }
         mkfifo "$WORK/dump" || finish 1
-        pg_restore --exit-on-error --single-transaction --no-owner --no-privileges --dbname="$PGDATABASE" \\
-          "$WORK/dump" 2> "$WORK/restore.err"
+        pg_restore --format=custom --exit-on-error --single-transaction --no-owner --no-privileges \\
+          --dbname="$PGDATABASE" < "$WORK/dump" 2> "$WORK/restore.err"
         code=$?
         cat "$WORK/restore.err" >&2
         finish "$code"
