@@ -36,12 +36,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A real PostgreSQL database backed up by the exact scripts and agent of a backup Job, through the
@@ -116,6 +119,77 @@ class BackupRoundTripIT {
       assertThat(restore.report().outcome()).as(restore.toString()).isEqualTo("restored");
       assertThat(restore.report().sha256()).isEqualTo(backup.report().sha256());
       assertThat(content(target, database)).isEqualTo(sourceContent);
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"flipped", "truncated"})
+  void aDamagedObjectFailsItsRestoreAndLeavesTheDatabaseEmpty(String damage) throws Exception {
+    BackupStore store = store("local");
+    try (Endpoint endpoint = new Endpoint(store)) {
+      DataKey key = DataKey.generate();
+      String path = LOCATION.objectPath(BackupId.next("main", Instant.now()));
+      assertThat(backup(endpoint, key, path).report().outcome()).isEqualTo("uploaded");
+      Path file = dir.resolve("store").resolve(path);
+      byte[] bytes = Files.readAllBytes(file);
+      if (damage.equals("flipped")) {
+        bytes[bytes.length / 2] ^= 0x01;
+      } else {
+        bytes = java.util.Arrays.copyOf(bytes, bytes.length - 4096);
+      }
+      Files.write(file, bytes);
+
+      String database = newDatabase();
+      Ended restore = restore(endpoint, key, path, database);
+
+      assertThat(restore.report().outcome()).as(restore.toString()).isEqualTo("corrupt");
+      assertThat(restore.agentExit()).isEqualTo(1);
+      assertThat(tables(target, database)).as("pg_restore's single transaction was rolled back").isZero();
+    }
+  }
+
+  @org.junit.jupiter.api.Test
+  void aDumpCutShortStoresNothing() throws Exception {
+    BackupStore store = store("local");
+    try (Endpoint endpoint = new Endpoint(store)) {
+      String path = LOCATION.objectPath(BackupId.next("main", Instant.now()));
+      CompletableFuture<Ended> backup = CompletableFuture.supplyAsync(() -> {
+        try {
+          return backup(endpoint, DataKey.generate(), path);
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+      });
+      // The server ends pg_dump's session while it streams, as a server stopping would.
+      terminateWhenRunning("pg_dump");
+      Ended ended = backup.get(2, TimeUnit.MINUTES);
+
+      assertThat(ended.report().outcome()).as(ended.toString()).isEqualTo("dumpFailed");
+      assertThat(ended.report().error()).startsWith("pg_dump exited with 1: pg_dump: error:");
+      assertThat(store.stat(path)).isEmpty();
+      assertThat(store.list(LOCATION.prefix())).noneMatch(object -> object.path().equals(path));
+    }
+  }
+
+  @org.junit.jupiter.api.Test
+  void aWrongPasswordFailsTheBackupWithTheServersWords() throws Exception {
+    BackupStore store = store("local");
+    try (Endpoint endpoint = new Endpoint(store)) {
+      String path = LOCATION.objectPath(BackupId.next("main", Instant.now()));
+      Map<String, String> env = new java.util.HashMap<>(libpq(source, "tenant"));
+      env.put("PGPASSWORD", "wrong");
+      Path work = Files.createTempDirectory(dir, "backup-");
+      Path keyFile = Files.write(work.resolveSibling(work.getFileName() + ".key"), DataKey.generate().cleartext());
+      Path target = Files.writeString(work.resolveSibling(work.getFileName() + ".target"),
+          endpoint.url(tokens.issue(Access.UPLOAD, path, Duration.ofMinutes(10))));
+
+      Ended ended = JobContainers.run(work, PostgresCommands.dumpScript(), env,
+          List.of("backup", "--key", keyFile.toString(), "--target", target.toString(), "--object-path", path));
+
+      assertThat(ended.report().outcome()).isEqualTo("dumpFailed");
+      assertThat(ended.report().error()).contains("password authentication failed");
+      assertThat(ended.scriptExit()).as("the script gave up waiting").isEqualTo(1);
+      assertThat(store.stat(path)).isEmpty();
     }
   }
 
@@ -213,6 +287,30 @@ class BackupRoundTripIT {
       }
     }
     return content;
+  }
+
+  private static void terminateWhenRunning(String application) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+    try (Connection db = connect(source, "tenant"); Statement statement = db.createStatement()) {
+      while (System.nanoTime() < deadline) {
+        try (ResultSet rows = statement.executeQuery("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            + " WHERE application_name = '" + application + "' AND state = 'active'")) {
+          if (rows.next()) {
+            return;
+          }
+        }
+        Thread.sleep(20);
+      }
+    }
+    throw new IllegalStateException(application + " never ran");
+  }
+
+  private static int tables(RealPostgres server, String database) throws SQLException {
+    try (Connection db = connect(server, database); Statement statement = db.createStatement();
+        ResultSet rows = statement.executeQuery("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'")) {
+      rows.next();
+      return rows.getInt(1);
+    }
   }
 
   private static Connection connect(RealPostgres server, String database) throws SQLException {
