@@ -52,6 +52,9 @@ public final class GcsBackupStore implements BackupStore {
     try {
       channel = storage.writer(info, BlobWriteOption.doesNotExist());
     } catch (StorageException e) {
+      if (e.getCode() == 412) { // Cloud Storage may check the precondition when the session starts
+        throw new ObjectExistsException(path);
+      }
       throw failure("cannot start the upload of " + path, e);
     }
     channel.setChunkSize(CHUNK);

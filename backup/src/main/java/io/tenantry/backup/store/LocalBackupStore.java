@@ -59,6 +59,7 @@ public final class LocalBackupStore implements BackupStore {
       }
       Files.createDirectories(target.getParent());
       Files.createLink(target, temp);
+      syncDirectory(target.getParent()); // the link survives a crash once the create returns
       return stat(path).orElseThrow(() -> new NoSuchObjectException(describe(), path));
     } catch (FileAlreadyExistsException e) {
       throw new ObjectExistsException(path);
@@ -129,7 +130,12 @@ public final class LocalBackupStore implements BackupStore {
       for (Path file : files.filter(Files::isRegularFile).sorted(Comparator.naturalOrder()).toList()) {
         String path = root.relativize(file).toString();
         if (path.startsWith(prefix) && !path.startsWith(INCOMING)) {
-          BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
+          BasicFileAttributes attributes;
+          try {
+            attributes = Files.readAttributes(file, BasicFileAttributes.class);
+          } catch (NoSuchFileException e) {
+            continue; // deleted since the walk saw it
+          }
           objects.add(new StoredObject(path, attributes.size(), null, attributes.lastModifiedTime().toInstant()));
         }
       }
@@ -147,6 +153,12 @@ public final class LocalBackupStore implements BackupStore {
       Files.deleteIfExists(file);
     } catch (IOException e) {
       throw new BackupStoreUnavailableException(describe(), "cannot delete " + path + ": " + e, e);
+    }
+  }
+
+  private static void syncDirectory(Path dir) throws IOException {
+    try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
+      channel.force(true);
     }
   }
 
