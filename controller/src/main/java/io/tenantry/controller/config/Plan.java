@@ -40,7 +40,10 @@ public record Plan(
         + " its root and UIDs map to unprivileged, per-pod host IDs; the nodes need Linux 6.3 or newer, a container runtime"
         + " that supports user namespaces (containerd 2.0, CRI-O 1.25) and the UserNamespacesSupport feature (on by default"
         + " from Kubernetes 1.33). Default true: the host's user IDs.")
-    Boolean hostUsers) {
+    Boolean hostUsers,
+    @JsonPropertyDescription("How the tenant's databases are backed up: every 24h in a 4h window from 01:00 UTC, 7 daily"
+        + " and 4 weekly kept, every 7th restored in a drill, 2h deadline, unless the plan says otherwise.")
+    BackupPolicy backup) {
 
   /** The object counts a plan's quota holds at these unless it names them: enough that etcd cannot be filled by one tenant. */
   public static final Map<String, String> DEFAULT_OBJECT_COUNTS = defaultObjectCounts();
@@ -53,11 +56,13 @@ public record Plan(
     priorityClassName = priorityClassName == null ? "" : priorityClassName;
     tolerations = tolerations == null ? List.of() : List.copyOf(tolerations);
     hostUsers = hostUsers == null ? Boolean.TRUE : hostUsers;
+    backup = backup == null ? BackupPolicy.DEFAULT : backup;
   }
 
   /** This plan with {@code quota} instead of its own. */
   public Plan withQuota(Map<String, String> quota) {
-    return new Plan(quota, defaultRequest, defaultLimit, storageClassName, egress, priorityClassName, tolerations, hostUsers);
+    return new Plan(quota, defaultRequest, defaultLimit, storageClassName, egress, priorityClassName, tolerations, hostUsers,
+        backup);
   }
 
   private static Map<String, String> defaultObjectCounts() {
@@ -98,6 +103,7 @@ public record Plan(
     for (int i = 0; i < tolerations.size(); i++) {
       tolerations.get(i).validate(path + ".tolerations[" + i + "]", errors);
     }
+    backup.validate(path + ".backup", errors);
   }
 
   private static void checkQuantities(String path, Map<String, String> values, List<String> errors) {

@@ -81,6 +81,27 @@ class OperatorConfigTest {
   }
 
   @Test
+  void aPlansBackupPolicyDefaultsFieldByFieldAndIsCheckedFieldByField() {
+    OperatorConfig config = OperatorConfig.parse("""
+        plans:
+          standard: {backup: {every: 6h, window: 1h}}
+        """);
+    BackupPolicy backup = config.plans().get("standard").backup();
+    assertThat(backup).isEqualTo(new BackupPolicy("6h", "01:00", "1h", 7, 4, 7, "2h"));
+    assertThat(backup.rpo()).isEqualTo(java.time.Duration.ofHours(9));
+    assertThat(OperatorConfig.defaults().plans().get("standard").backup()).isEqualTo(BackupPolicy.DEFAULT);
+
+    assertThatThrownBy(() -> OperatorConfig.parse("""
+        plans:
+          standard: {backup: {every: 30m, windowStart: "25:00", window: 2h, keepDaily: -1, deadline: soon}}
+        """))
+        .hasMessage("invalid operator configuration: plans.standard.backup.deadline: 'soon' is not a duration such as 30m,"
+            + " 4h or 7d; plans.standard.backup.every: '30m' must be from 1h to 7d; plans.standard.backup.window: '2h' must be"
+            + " positive and at most every (30m); plans.standard.backup.windowStart: '25:00' is not a time of day HH:MM;"
+            + " plans.standard.backup.keepDaily: must not be negative");
+  }
+
+  @Test
   void theHttpListenersHaveDefaultsAndOutOfRangeLimitsAreNamed() {
     OperatorConfig config = OperatorConfig.defaults();
     assertThat(config.httpPort()).isEqualTo(8080);
