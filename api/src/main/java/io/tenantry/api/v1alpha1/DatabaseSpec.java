@@ -34,6 +34,9 @@ public class DatabaseSpec {
   @JsonPropertyDescription("Size of the database's persistent volume, as a Kubernetes quantity (for example 10Gi).")
   private String storage = "1Gi";
 
+  @JsonPropertyDescription("true: the database holds no data worth keeping (a cache); it is never backed up and never reported stale.")
+  private Boolean ephemeral;
+
   public DatabaseSpec() {
   }
 
@@ -76,14 +79,27 @@ public class DatabaseSpec {
     this.storage = storage;
   }
 
+  public Boolean getEphemeral() {
+    return ephemeral;
+  }
+
+  public void setEphemeral(Boolean ephemeral) {
+    this.ephemeral = ephemeral;
+  }
+
+  /** Whether the database keeps data worth backing up. */
+  public boolean keepsData() {
+    return !Boolean.TRUE.equals(ephemeral);
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof DatabaseSpec d && Objects.equals(name, d.name) && engine == d.engine
-        && Objects.equals(version, d.version) && Objects.equals(storage, d.storage);
+        && Objects.equals(version, d.version) && Objects.equals(storage, d.storage) && Objects.equals(ephemeral, d.ephemeral);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(name, engine, version, storage);
+    return Objects.hash(name, engine, version, storage, ephemeral);
   }
 }

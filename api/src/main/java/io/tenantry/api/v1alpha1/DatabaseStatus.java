@@ -14,6 +14,9 @@ public class DatabaseStatus {
   @JsonPropertyDescription("Whether the database's StatefulSet has all its replicas updated and ready.")
   private Boolean ready;
 
+  @JsonPropertyDescription("The database's backups; absent for a database that keeps no data (ephemeral) or was never backed up.")
+  private BackupStatus backup;
+
   public DatabaseStatus() {
   }
 
@@ -38,13 +41,31 @@ public class DatabaseStatus {
     this.ready = ready;
   }
 
+  public BackupStatus getBackup() {
+    return backup;
+  }
+
+  public void setBackup(BackupStatus backup) {
+    this.backup = backup;
+  }
+
+  /** This status with {@code backup}. */
+  public DatabaseStatus withBackup(BackupStatus backup) {
+    DatabaseStatus copy = new DatabaseStatus();
+    copy.name = name;
+    copy.ready = ready;
+    copy.backup = backup;
+    return copy;
+  }
+
   @Override
   public boolean equals(Object o) {
-    return o instanceof DatabaseStatus d && Objects.equals(name, d.name) && Objects.equals(ready, d.ready);
+    return o instanceof DatabaseStatus d && Objects.equals(name, d.name) && Objects.equals(ready, d.ready)
+        && Objects.equals(backup, d.backup);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(name, ready);
+    return Objects.hash(name, ready, backup);
   }
 }

@@ -80,6 +80,8 @@ public record OperatorConfig(
     Allocation allocation,
     @JsonPropertyDescription("How customers' traffic reaches their tenants.")
     Routing routing,
+    @JsonPropertyDescription("Backups of the tenants' databases (each plan says when and how many are kept).")
+    Backups backups,
     @JsonPropertyDescription("Plans by name; spec.plan selects one.")
     Map<String, Plan> plans) {
 
@@ -120,6 +122,8 @@ public record OperatorConfig(
                                      pop3, mx, ns, ns1, ns2, dns, ftp, sftp, ssh, vpn, autodiscover, autoconfig, wpad,
                                      git, dev, staging, stage, test, qa, demo, sandbox, preview, internal, intranet,
                                      localhost]}
+      backups: {enabled: false, location: "file:${user.home}/.local/share/tenantry/backups", maxConcurrent: 4,
+                transferPort: 8082, transferUrl: "", agentImage: "tenantry-operator:0.1.0"}
       plans:
         standard:
           quota: {requests.cpu: "4", requests.memory: 8Gi, limits.cpu: "8", limits.memory: 16Gi, requests.storage: 100Gi,
@@ -181,6 +185,32 @@ public record OperatorConfig(
       int templateSyncSeconds,
       @JsonPropertyDescription("Largest share (0 to 1) of the template Secrets one refresh may delete; a refresh that would delete more, or every one (the store lists none), deletes nothing and fails, reported in each tenant's SecretsSynced condition.")
       double maxTemplateDeletionShare) {
+  }
+
+  /**
+   * Where backups go and how their Jobs reach the operator. Each backup is encrypted by its Job with
+   * a key of its own, wrapped by the secret store's key (its keyset, or its Cloud KMS key).
+   */
+  public record Backups(
+      @JsonPropertyDescription("Back up the databases of Active tenants as their plans say.")
+      boolean enabled,
+      @JsonPropertyDescription("file:<directory> (the embedded default) or gs://<bucket>. The directory must exist.")
+      String location,
+      @JsonPropertyDescription("Backup Jobs that may run at once in this cluster; more wait for a free slot.")
+      int maxConcurrent,
+      @JsonPropertyDescription("Port of the transfer endpoint, through which backup Jobs upload (and restores download) one object each.")
+      int transferPort,
+      @JsonPropertyDescription("URL at which backup Jobs reach the transfer endpoint; empty: http://tenantry-operator.<operatorNamespace>.svc.<clusterDomain>:<transferPort>.")
+      String transferUrl,
+      @JsonPropertyDescription("Image of the backup agent: the operator's own image.")
+      String agentImage) {
+  }
+
+  /** The transfer endpoint's URL as backup Jobs reach it. */
+  public String backupTransferUrl() {
+    return backups().transferUrl() == null || backups().transferUrl().isBlank()
+        ? "http://tenantry-operator." + operatorNamespace() + ".svc." + clusterDomain() + ":" + backups().transferPort()
+        : backups().transferUrl();
   }
 
   /** The fleet records in Cloud Datastore (clusters, placements, allocations); off without a project. */
@@ -485,6 +515,16 @@ public record OperatorConfig(
     }
     if (allocation().clusterRefreshSeconds() < 1) {
       errors.add("allocation.clusterRefreshSeconds: must be at least 1");
+    }
+    if (backups().location() == null
+        || !(backups().location().startsWith("file:") || backups().location().startsWith("gs://"))) {
+      errors.add("backups.location: must be file:<directory> or gs://<bucket>");
+    }
+    if (backups().maxConcurrent() < 1) {
+      errors.add("backups.maxConcurrent: must be at least 1");
+    }
+    if (backups().transferPort() < 1 || backups().transferPort() > 65535) {
+      errors.add("backups.transferPort: must be a port, 1 to 65535");
     }
     if (plans() == null || plans().isEmpty()) {
       errors.add("plans: at least one plan is required");
