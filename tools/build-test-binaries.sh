@@ -153,6 +153,22 @@ build_traefik() {
   rm -rf "$work/traefik-v$TRAEFIK_VERSION"
 }
 
+# The backup tests run pg_dump and pg_restore as a backup Job's pod would. Debian 12's client is
+# PostgreSQL 15 (the tests' server is 15 too: pg_dump refuses a newer server). A Debian package,
+# installed by name.
+postgresql_client() {
+  if command -v pg_dump >/dev/null && command -v pg_restore >/dev/null; then
+    log "postgresql-client: $(pg_dump --version)"
+    return
+  fi
+  command -v apt-get >/dev/null || { log "pg_dump is missing and there is no apt-get: install PostgreSQL 15's client tools"; exit 1; }
+  log "installing postgresql-client-$POSTGRESQL_CLIENT_MAJOR"
+  local sudo=()
+  [[ $(id -u) -ne 0 ]] && sudo=(sudo)
+  "${sudo[@]}" apt-get install -y -q "postgresql-client-$POSTGRESQL_CLIENT_MAJOR" >&2 \
+    || { "${sudo[@]}" apt-get update -q >&2 && "${sudo[@]}" apt-get install -y -q "postgresql-client-$POSTGRESQL_CLIENT_MAJOR" >&2; }
+}
+
 build_kubernetes
 build_etcd
 go_install kwok "sigs.k8s.io/kwok/cmd/kwok@v$KWOK_VERSION"
@@ -169,5 +185,6 @@ go_install helm "helm.sh/helm/v3/cmd/helm@v$HELM_VERSION" -ldflags="-s -w -X hel
 -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMinor=$helm_k8s_minor"
 gateway_api_crds
 build_traefik
+postgresql_client
 
 log "done: KUBE_API_TEST_DIR=$cache, binaries in $k8s_dir and $bin_dir"

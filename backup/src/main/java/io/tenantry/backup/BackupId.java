@@ -12,14 +12,14 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A backup's name, {@code <database>-<yyyymmddThhmmssZ>-<6 hex>}: readable, sorted by time within a
+ * A backup's name, {@code <database>-<yyyymmdd>-<hhmmss>-<6 hex>} (UTC): readable, sorted by time within a
  * database, and unique without coordination (the random suffix).
  */
 public record BackupId(String database, Instant started, String suffix) implements Comparable<BackupId> {
 
-  private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'")
+  private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")
       .withZone(ZoneOffset.UTC);
-  private static final Pattern FORM = Pattern.compile("([a-z0-9]([-a-z0-9]*[a-z0-9])?)-(\\d{8}T\\d{6}Z)-([0-9a-f]{6})");
+  private static final Pattern FORM = Pattern.compile("([a-z0-9]([-a-z0-9]*[a-z0-9])?)-(\\d{8}-\\d{6})-([0-9a-f]{6})");
   private static final SecureRandom RANDOM = new SecureRandom();
 
   public BackupId {
@@ -45,7 +45,7 @@ public record BackupId(String database, Instant started, String suffix) implemen
   public static BackupId parse(String text) {
     Matcher matcher = FORM.matcher(text == null ? "" : text);
     if (!matcher.matches()) {
-      throw new IllegalArgumentException("'" + text + "' is not a backup id (<database>-<yyyymmddThhmmssZ>-<6 hex>)");
+      throw new IllegalArgumentException("'" + text + "' is not a backup id (<database>-<yyyymmdd>-<hhmmss>-<6 hex>)");
     }
     try {
       return new BackupId(matcher.group(1), Instant.from(TIME.parse(matcher.group(3))), matcher.group(4));

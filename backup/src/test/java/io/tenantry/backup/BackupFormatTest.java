@@ -26,7 +26,7 @@ class BackupFormatTest {
 
   private static final BackupLocation ACME = new BackupLocation("eu-1", "acme", "0c4b7e3a-1111-2222-3333-444455556666", "main");
   private static final BackupLocation ACME_REUSED = new BackupLocation("eu-1", "acme", "9f00aa00-1111-2222-3333-444455556666", "main");
-  private static final BackupId ID = BackupId.parse("main-20261126T020000Z-a1b2c3");
+  private static final BackupId ID = BackupId.parse("main-20261126-020000-a1b2c3");
   private static final BackupHeader HEADER = new BackupHeader("postgresql", "15.8", Map.of("public.items", 10_000L));
   private static Aead kek;
   private static byte[] dump;
@@ -116,7 +116,7 @@ class BackupFormatTest {
   void idsAndLocationsNameTheFieldTheyRefuse() {
     assertThat(BackupId.parse(ID.toString())).isEqualTo(ID);
     assertThat(ACME.objectPath(ID)).isEqualTo("backups/eu-1/acme-0c4b7e3a-1111-2222-3333-444455556666/main/"
-        + "main-20261126T020000Z-a1b2c3.dump.enc");
+        + "main-20261126-020000-a1b2c3.dump.enc");
     assertThatThrownBy(() -> BackupId.parse("main-2026-a1b2c3")).hasMessageContaining("is not a backup id");
     assertThatThrownBy(() -> new BackupLocation("eu-1", "Acme", "u", "main")).hasMessageContaining("tenant must be a DNS label");
     assertThatThrownBy(() -> new BackupLocation("eu-1", "acme", "../x", "main")).hasMessageContaining("tenantUid");

@@ -16,9 +16,9 @@ class BackupListingTest {
   private static final BackupLocation LOCATION =
       new BackupLocation("prod", "acme", "3f2c9a1e-77b0-4c1d-9e0a-5b6c7d8e9f01", "app");
   private static final String PREFIX = "backups/prod/acme-3f2c9a1e-77b0-4c1d-9e0a-5b6c7d8e9f01/app/";
-  private static final BackupId A = BackupId.parse("app-20261124T020000Z-0a0a0a");
-  private static final BackupId B = BackupId.parse("app-20261125T020000Z-0b0b0b");
-  private static final BackupId C = BackupId.parse("app-20261126T020000Z-0c0c0c");
+  private static final BackupId A = BackupId.parse("app-20261124-020000-0a0a0a");
+  private static final BackupId B = BackupId.parse("app-20261125-020000-0b0b0b");
+  private static final BackupId C = BackupId.parse("app-20261126-020000-0c0c0c");
 
   private static BackupListing listing(String... paths) {
     return BackupListing.of(LOCATION, Stream.of(paths)
@@ -28,10 +28,10 @@ class BackupListingTest {
   @Test
   void objectsAndManifestsAreGroupedById() {
     BackupListing listing = listing(
-        PREFIX + "app-20261124T020000Z-0a0a0a.dump.enc",
-        PREFIX + "app-20261124T020000Z-0a0a0a.manifest",
-        PREFIX + "app-20261125T020000Z-0b0b0b.dump.enc",
-        PREFIX + "app-20261126T020000Z-0c0c0c.manifest");
+        PREFIX + "app-20261124-020000-0a0a0a.dump.enc",
+        PREFIX + "app-20261124-020000-0a0a0a.manifest",
+        PREFIX + "app-20261125-020000-0b0b0b.dump.enc",
+        PREFIX + "app-20261126-020000-0c0c0c.manifest");
 
     assertThat(listing.entries()).containsExactly(
         entry(A, new Entry(true, true)), entry(B, new Entry(true, false)), entry(C, new Entry(false, true)));
@@ -44,7 +44,7 @@ class BackupListingTest {
 
   @Test
   void theOrderOfTheListingDoesNotMatter() {
-    assertThat(listing(PREFIX + "app-20261124T020000Z-0a0a0a.manifest", PREFIX + "app-20261124T020000Z-0a0a0a.dump.enc")
+    assertThat(listing(PREFIX + "app-20261124-020000-0a0a0a.manifest", PREFIX + "app-20261124-020000-0a0a0a.dump.enc")
         .entries()).containsExactly(entry(A, new Entry(true, true)));
   }
 
@@ -52,15 +52,15 @@ class BackupListingTest {
   void anythingElseUnderThePrefixIsUnknown() {
     List<String> others = List.of(
         PREFIX + "README",
-        PREFIX + "app-20261124T020000Z-0a0a0a.dump",
-        PREFIX + "app-20261124T020000Z-0a0a0a.manifest.tmp",
-        PREFIX + "app-20261124T020000Z-0A0A0A.dump.enc",
-        PREFIX + "app-20261399T020000Z-0a0a0a.manifest",
-        PREFIX + "other-20261124T020000Z-0a0a0a.dump.enc",
-        PREFIX + "old/app-20261124T020000Z-0a0a0a.dump.enc",
+        PREFIX + "app-20261124-020000-0a0a0a.dump",
+        PREFIX + "app-20261124-020000-0a0a0a.manifest.tmp",
+        PREFIX + "app-20261124-020000-0A0A0A.dump.enc",
+        PREFIX + "app-20261399-020000-0a0a0a.manifest",
+        PREFIX + "other-20261124-020000-0a0a0a.dump.enc",
+        PREFIX + "old/app-20261124-020000-0a0a0a.dump.enc",
         PREFIX + ".dump.enc");
 
-    BackupListing listing = listing(Stream.concat(Stream.of(PREFIX + "app-20261124T020000Z-0a0a0a.dump.enc"),
+    BackupListing listing = listing(Stream.concat(Stream.of(PREFIX + "app-20261124-020000-0a0a0a.dump.enc"),
         others.stream()).toArray(String[]::new));
 
     assertThat(listing.entries()).containsExactly(entry(A, new Entry(true, false)));
@@ -70,7 +70,7 @@ class BackupListingTest {
   @Test
   void anObjectOutsideThePrefixIsRefused() {
     assertThatThrownBy(() -> listing("backups/prod/acme-3f2c9a1e-77b0-4c1d-9e0a-5b6c7d8e9f01/other/"
-        + "other-20261124T020000Z-0a0a0a.dump.enc"))
+        + "other-20261124-020000-0a0a0a.dump.enc"))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("is not under " + PREFIX);
   }
 
@@ -85,26 +85,26 @@ class BackupListingTest {
   @Test
   void deletionRemovesTheManifestBeforeTheObject() {
     BackupListing listing = listing(
-        PREFIX + "app-20261124T020000Z-0a0a0a.dump.enc",
-        PREFIX + "app-20261124T020000Z-0a0a0a.manifest",
-        PREFIX + "app-20261125T020000Z-0b0b0b.dump.enc");
+        PREFIX + "app-20261124-020000-0a0a0a.dump.enc",
+        PREFIX + "app-20261124-020000-0a0a0a.manifest",
+        PREFIX + "app-20261125-020000-0b0b0b.dump.enc");
 
     assertThat(listing.deletionOrder(A)).containsExactly(
-        PREFIX + "app-20261124T020000Z-0a0a0a.manifest", PREFIX + "app-20261124T020000Z-0a0a0a.dump.enc");
+        PREFIX + "app-20261124-020000-0a0a0a.manifest", PREFIX + "app-20261124-020000-0a0a0a.dump.enc");
     assertThat(listing.deletionOrder(B)).as("a manifest written since the listing goes first too").containsExactly(
-        PREFIX + "app-20261125T020000Z-0b0b0b.manifest", PREFIX + "app-20261125T020000Z-0b0b0b.dump.enc");
+        PREFIX + "app-20261125-020000-0b0b0b.manifest", PREFIX + "app-20261125-020000-0b0b0b.dump.enc");
   }
 
   @Test
   void onlyListedBackupsAreDeleted() {
-    assertThatThrownBy(() -> listing(PREFIX + "app-20261124T020000Z-0a0a0a.dump.enc").deletionOrder(C))
+    assertThatThrownBy(() -> listing(PREFIX + "app-20261124-020000-0a0a0a.dump.enc").deletionOrder(C))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("app-20261126T020000Z-0c0c0c is not in the listing");
+        .hasMessageContaining("app-20261126-020000-0c0c0c is not in the listing");
   }
 
   @Test
   void theListingCannotBeChangedAfterwards() {
-    BackupListing listing = listing(PREFIX + "app-20261124T020000Z-0a0a0a.dump.enc", PREFIX + "README");
+    BackupListing listing = listing(PREFIX + "app-20261124-020000-0a0a0a.dump.enc", PREFIX + "README");
 
     assertThatThrownBy(() -> listing.entries().remove(A)).isInstanceOf(UnsupportedOperationException.class);
     assertThatThrownBy(() -> listing.unknown().clear()).isInstanceOf(UnsupportedOperationException.class);

@@ -8,7 +8,7 @@ import java.util.Objects;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class BackupRecord {
 
-  @JsonPropertyDescription("The backup's id, <database>-<yyyymmddThhmmssZ>-<6 hex> (what restoreFrom names).")
+  @JsonPropertyDescription("The backup's id, <database>-<yyyymmdd>-<hhmmss>-<6 hex>, in UTC (what restoreFrom names).")
   private String id;
 
   @JsonPropertyDescription("When it started (RFC 3339).")

@@ -44,7 +44,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 abstract class TransferHandlerContract {
 
-  static final String PATH = "backups/c/t-0f3a/db/db-20250101T000000Z-abcdef.dump.enc";
+  static final String PATH = "backups/c/t-0f3a/db/db-20250101-000000-abcdef.dump.enc";
   private static final Duration TTL = Duration.ofMinutes(10);
 
   /** A new, empty store for each test. */

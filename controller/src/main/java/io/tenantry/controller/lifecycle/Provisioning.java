@@ -1,5 +1,6 @@
 package io.tenantry.controller.lifecycle;
 
+import io.tenantry.controller.backup.TenantBackups;
 import static net.logstash.logback.argument.StructuredArguments.kv;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -168,6 +169,8 @@ public final class Provisioning {
     desired.addAll(routes.objects());
     Set<ObjectKey> kept = new HashSet<>(apps.kept());
     kept.addAll(guardrails);
+    // Backup Jobs and their Secrets come and go with their backups (TenantBackups), not with the spec.
+    owned.stream().filter(TenantBackups::isBackupObject).map(ObjectKey::of).forEach(kept::add);
     ChangePlan plan = Converger.plan(desired, owned, kept);
     SecretsStatus secretsStatus = secretsStatus(resolved, apps);
     if (!apps.failures().isEmpty()) {

@@ -1,5 +1,7 @@
 package io.tenantry.controller.lifecycle;
 
+import java.util.Optional;
+import io.tenantry.controller.backup.TenantBackups;
 import static net.logstash.logback.argument.StructuredArguments.kv;
 
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -56,15 +58,19 @@ public final class TenantReconciler {
   private final Clock clock;
   private final Map<TenantState, StateHandler> handlers = new EnumMap<>(TenantState.class);
   private final SignupBursts bursts = new SignupBursts(Ticker.system());
+  /** Null when backups are off. */
+  private final TenantBackups backups;
 
   /**
    * @param provisioning the work of the states that keep a namespace (New, Active, Frozen, Archived)
    * @param purged the work of the Purged state
    * @param templates whether the template namespace is fresh (part of what a converged tenant depends on)
    * @param converged the tenants found converged, whose next sync may end at once
+   * @param backups the tenants' backups; null when backups are off
    */
   public TenantReconciler(ClusterView cache, OperatorConfig config, TenantWriter writer, EventRecorder events,
-      Provisioning provisioning, PurgedState purged, TemplateState templates, ConvergedTenants converged, Clock clock) {
+      Provisioning provisioning, PurgedState purged, TemplateState templates, ConvergedTenants converged,
+      TenantBackups backups, Clock clock) {
     this.cache = cache;
     this.config = config;
     this.writer = writer;
@@ -72,6 +78,7 @@ public final class TenantReconciler {
     this.provisioning = provisioning;
     this.templates = templates;
     this.converged = converged;
+    this.backups = backups;
     this.clock = clock;
     // The handlers of the states that keep a namespace are views of the one provisioning pipeline.
     StateHandler active = new ActiveState(provisioning);
@@ -87,6 +94,9 @@ public final class TenantReconciler {
     Tenant tenant = cache.tenant(name);
     if (tenant == null) {
       provisioning.forget(name);
+      if (backups != null) {
+        backups.forget(name);
+      }
       converged.forget(name);
       bursts.forget(name);
       return SyncResult.done(); // Deleted: nothing of it remains to converge.
@@ -94,9 +104,12 @@ public final class TenantReconciler {
     // Nothing about the tenant changed since a sync found it converged: it still is. This is the
     // resync of a converged tenant, the common case, and it reads a few cache entries only.
     long fingerprint = cache.fingerprint(name) * 31 + templates.stateVersion();
-    if (converged.unchanged(name, fingerprint)) {
+    // A backup falling due is the one thing time changes about a converged tenant: read from its status.
+    Optional<Duration> backupDue = backups == null ? Optional.empty()
+        : backups.untilDue(tenant, config.plans().get(tenant.getSpec().getPlan()));
+    if (converged.unchanged(name, fingerprint) && backupDue.map(due -> !due.isZero()).orElse(true)) {
       cache.converged(name); // Cheap when its objects are compact already; after a relist they came back decoded.
-      return SyncResult.done();
+      return backupDue.map(SyncResult::after).orElse(SyncResult.done());
     }
     if (tenant.getMetadata().getDeletionTimestamp() != null) {
       return finalizeDeletion(tenant);
@@ -121,7 +134,11 @@ public final class TenantReconciler {
     if (state == TenantState.Purged) {
       provisioning.forget(name);
     }
-    Outcome outcome = handlers.get(state).reconcile(new TenantContext(tenant, config, plan));
+    TenantContext ctx = new TenantContext(tenant, config, plan);
+    Outcome outcome = handlers.get(state).reconcile(ctx);
+    if (backups != null && state != TenantState.Purged) {
+      outcome = withBackups(ctx, outcome);
+    }
     boolean wrote = report(tenant, outcome.status());
     if (outcome.converged() && !wrote) {
       converged.remember(name, fingerprint);
@@ -130,6 +147,19 @@ public final class TenantReconciler {
       converged.forget(name);
     }
     return outcome.next();
+  }
+
+  /** The outcome with the tenant's backups: their status, and the next due time when nothing sooner is asked. */
+  private Outcome withBackups(TenantContext ctx, Outcome outcome) {
+    TenantBackups.Result result = backups.reconcile(ctx);
+    TenantStatus status = StatusBuilder.withBackups(outcome.status(), ctx.tenant(), result.databases(),
+        result.conditionStatus(), result.reason(), result.message(), Timestamps.now(clock));
+    SyncResult next = outcome.next();
+    if (!next.backoff() && result.next().isPresent()
+        && (next.requeueAfter() == null || result.next().get().compareTo(next.requeueAfter()) < 0)) {
+      next = SyncResult.after(result.next().get());
+    }
+    return new Outcome(status, next, outcome.converged() && !result.acted());
   }
 
   private SyncResult finalizeDeletion(Tenant tenant) {

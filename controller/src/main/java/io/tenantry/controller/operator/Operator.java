@@ -1,5 +1,10 @@
 package io.tenantry.controller.operator;
 
+import io.tenantry.controller.backup.TenantBackups;
+import io.tenantry.controller.backup.BackupSlots;
+import io.tenantry.controller.backup.BackupRuntime;
+import io.tenantry.backup.transfer.TransferServer;
+import io.tenantry.backup.transfer.TransferHandler;
 import static net.logstash.logback.argument.StructuredArguments.kv;
 
 import com.sun.net.httpserver.HttpHandler;
@@ -83,7 +88,7 @@ public final class Operator implements AutoCloseable {
    */
   public record Parts(PrometheusMeterRegistry registry, InformerCache cache, RateLimitingQueue<String> queue,
       RateLimitingQueue<String> poolQueue, TemplateDistribution templates, ConvergedTenants converged,
-      TenantReconciler reconciler, Workers workers, Workers poolWorkers) {
+      TenantReconciler reconciler, Workers workers, Workers poolWorkers, BackupRuntime backups) {
   }
 
   private final KubernetesClient client;
@@ -97,6 +102,8 @@ public final class Operator implements AutoCloseable {
     return t;
   });
   private final HttpEndpoints http;
+  /** Null when backups are off. */
+  private final TransferServer transfer;
   private final AtomicBoolean leading = new AtomicBoolean();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final List<Runnable> leadingActions = new CopyOnWriteArrayList<>();
@@ -118,6 +125,9 @@ public final class Operator implements AutoCloseable {
         new HttpEndpoints.Limits(config.httpThreads(), config.httpQueue(), config.httpMaxConnections(),
             Duration.ofSeconds(config.httpReadTimeoutSeconds()), Duration.ofSeconds(config.httpWriteTimeoutSeconds())),
         () -> !closed.get(), this::isReady, parts.registry());
+    // Every replica serves transfers: a token is checked with the store's key, not with the leader's memory.
+    this.transfer = parts.backups() == null ? null : new TransferServer(new InetSocketAddress(config.backups().transferPort()),
+        new TransferHandler(parts.backups().tokens(), parts.backups().store()), config.backups().maxConcurrent() * 2);
     LeaderGauge.register(parts.registry(), this::isLeading);
   }
 
@@ -129,9 +139,10 @@ public final class Operator implements AutoCloseable {
    * @param fleetCleanup deletes a purged tenant's fleet records
    * @param fleet the fleet records that hold hostname claims across clusters; null: claims are
    *     checked within this cluster only
+   * @param backups the backup store and keys; null: backups are off
    */
   public static Parts wire(KubernetesClient client, OperatorConfig config, String identity, SecretStore store,
-      TenantCleanup fleetCleanup, FleetRecords fleet) {
+      TenantCleanup fleetCleanup, FleetRecords fleet, BackupRuntime backups) {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     RuntimeMetrics.bindTo(registry);
     // Calls to the stores outside the cluster are timed here, where they are composed, not in every caller.
@@ -169,10 +180,13 @@ public final class Operator implements AutoCloseable {
     Applier applier = new Applier(client, registry);
     Provisioning provisioning = new Provisioning(cache, new Converger(applier), gate, secrets, templates, routing, clock);
     ConvergedTenants converged = new ConvergedTenants();
+    KubeEventRecorder events = new KubeEventRecorder(client, identity, clock);
+    TenantBackups tenantBackups = backups == null ? null : new TenantBackups(client, cache, backups,
+        new BackupSlots(config.backups().maxConcurrent(), queue::add), events, clock);
     TenantReconciler reconciler = new TenantReconciler(cache, config,
         new MeasuredTenantWriter(new KubeTenantWriter(client), registry, clock),
-        new KubeEventRecorder(client, identity, clock), provisioning, new PurgedState(cache, applier, cleanup, clock),
-        templates, converged, clock);
+        events, provisioning, new PurgedState(cache, applier, cleanup, clock),
+        templates, converged, tenantBackups, clock);
     SparePoolReconciler pools = new SparePoolReconciler(cache, new KubeSpareWriter(client), clock);
     Workers workers = new Workers("tenants", queue, reconciler::sync, reconciler::failed, registry);
     Workers poolWorkers = new Workers("sparepools", poolQueue, pools::sync, (pool, e) -> {
@@ -182,7 +196,7 @@ public final class Operator implements AutoCloseable {
     }, registry);
     new FleetGauges(cache, cache::sparePools, cache::hasSynced, config.plans().keySet(), config.namespacePrefix(), clock)
         .registerWith(registry);
-    return new Parts(registry, cache, queue, poolQueue, templates, converged, reconciler, workers, poolWorkers);
+    return new Parts(registry, cache, queue, poolQueue, templates, converged, reconciler, workers, poolWorkers, backups);
   }
 
   /**
@@ -206,6 +220,9 @@ public final class Operator implements AutoCloseable {
 
   public void start() {
     http.start();
+    if (transfer != null) {
+      transfer.start();
+    }
     LOG.info("operator starting {} {} {} {}", kv("identity", identity), kv("httpPort", http.port()), kv("probePort", http.probePort()),
         kv("leaderElection", config.leaderElection().enabled()));
     if (!config.leaderElection().enabled()) {
@@ -306,6 +323,11 @@ public final class Operator implements AutoCloseable {
     return http.port();
   }
 
+  /** The port of the backup transfer endpoint; -1 when backups are off. */
+  public int transferPort() {
+    return transfer == null ? -1 : transfer.port();
+  }
+
   /** The port of /healthz, /readyz and /metrics. */
   public int probePort() {
     return http.probePort();
@@ -339,6 +361,9 @@ public final class Operator implements AutoCloseable {
       releaseLease();
     }
     http.close();
+    if (transfer != null) {
+      transfer.close();
+    }
     LOG.info("operator stopped");
   }
 }

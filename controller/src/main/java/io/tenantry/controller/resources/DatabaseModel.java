@@ -38,7 +38,7 @@ public final class DatabaseModel {
   public static final String USERNAME_KEY = "username";
   public static final String PASSWORD_KEY = "password";
   /** The engines' official images run as this user; it also owns the data volume. */
-  private static final long DATABASE_USER = 999L;
+  public static final long DATABASE_USER = 999L;
   private static final String DATA = "data";
 
   private DatabaseModel() {
@@ -88,7 +88,7 @@ public final class DatabaseModel {
     }
     Container container = new ContainerBuilder()
         .withName(db.getEngine().name().toLowerCase(Locale.ROOT))
-        .withImage(image(ctx.config().databaseImages(), db.getEngine()) + ":" + db.getVersion())
+        .withImage(image(ctx, db))
         .withArgs(engine.args())
         .addNewPort().withName("db").withContainerPort(engine.port()).endPort()
         .withEnv(env)
@@ -196,9 +196,18 @@ public final class DatabaseModel {
   /** How apps reach {@code db} with {@code credentials}: its Service's in-cluster DNS name, port and logical database. */
   public static ServiceBinding binding(TenantContext ctx, DatabaseSpec db, DatabaseCredentials credentials) {
     Engine engine = engine(db.getEngine());
-    String host = Names.database(db.getName()) + "." + ctx.namespace() + ".svc." + ctx.config().clusterDomain();
-    return new ServiceBinding(engine.bindingType(), host, engine.port(), credentials.username(), credentials.password(),
+    return new ServiceBinding(engine.bindingType(), host(ctx, db), engine.port(), credentials.username(), credentials.password(),
         engine.database());
+  }
+
+  /** The in-cluster DNS name of {@code db}'s Service. */
+  public static String host(TenantContext ctx, DatabaseSpec db) {
+    return Names.database(db.getName()) + "." + ctx.namespace() + ".svc." + ctx.config().clusterDomain();
+  }
+
+  /** {@code db}'s image at its version: its own tools (pg_dump, pg_restore) match its server. */
+  public static String image(TenantContext ctx, DatabaseSpec db) {
+    return image(ctx.config().databaseImages(), db.getEngine()) + ":" + db.getVersion();
   }
 
   /** The user a new database's credentials name. */

@@ -19,6 +19,7 @@ public final class Labels {
   public static final String COMPONENT_APP = "app";
   public static final String COMPONENT_DATABASE = "database";
   public static final String COMPONENT_MIGRATION = "migration";
+  public static final String COMPONENT_BACKUP = "backup";
 
   private Labels() {
   }

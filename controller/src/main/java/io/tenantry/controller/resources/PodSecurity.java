@@ -16,7 +16,7 @@ import java.util.List;
  * enforce, with a read-only root filesystem: what a container must write goes to a size-limited
  * emptyDir ("scratch"), so one tenant cannot fill a node's disk through its containers.
  */
-final class PodSecurity {
+public final class PodSecurity {
 
   /** The size limit of every scratch emptyDir: the kubelet evicts a pod that writes more. */
   static final String SCRATCH_SIZE_LIMIT = "256Mi";
@@ -25,7 +25,7 @@ final class PodSecurity {
   }
 
   /** Pod-level context; {@code user} (may be null) also owns the volumes. */
-  static PodSecurityContext pod(Long user) {
+  public static PodSecurityContext pod(Long user) {
     PodSecurityContextBuilder builder = new PodSecurityContextBuilder()
         .withRunAsNonRoot(true)
         .withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile();
@@ -36,7 +36,7 @@ final class PodSecurity {
   }
 
   /** @param readOnlyRoot whether the root filesystem is read-only (always, except for an app that asks otherwise) */
-  static SecurityContext container(boolean readOnlyRoot) {
+  public static SecurityContext container(boolean readOnlyRoot) {
     return new SecurityContextBuilder()
         .withAllowPrivilegeEscalation(false)
         .withReadOnlyRootFilesystem(readOnlyRoot)

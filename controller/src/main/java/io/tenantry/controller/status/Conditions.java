@@ -14,6 +14,7 @@ public final class Conditions {
   public static final String DATABASES_READY = "DatabasesReady";
   public static final String APPS_READY = "AppsReady";
   public static final String ROUTED = "Routed";
+  public static final String BACKED_UP = "BackedUp";
 
   private Conditions() {
   }
@@ -21,7 +22,12 @@ public final class Conditions {
   /** A condition of {@code type}, keeping the previous transition time when its status has not changed. */
   public static Condition condition(List<Condition> previous, String type, boolean status, Reason reason,
       String message, Long generation, String now) {
-    String value = status ? "True" : "False";
+    return condition(previous, type, status ? "True" : "False", reason, message, generation, now);
+  }
+
+  /** A condition whose status may also be {@code Unknown}. */
+  public static Condition condition(List<Condition> previous, String type, String value, Reason reason,
+      String message, Long generation, String now) {
     String since = find(previous, type)
         .filter(c -> value.equals(c.getStatus()))
         .map(Condition::getLastTransitionTime)

@@ -73,6 +73,21 @@ public enum Reason {
   HostnameConflict,
   /** The Gateway refused the tenant's HTTPRoute (not Accepted, or its backends not resolved), as its status says. */
   RouteRefused,
+  // BackedUp
+  /** Every database that keeps data has a proven backup, the newest attempt included. */
+  BackupCurrent,
+  /** A database has no proven backup yet (its first is due or running). */
+  NoBackupYet,
+  /** pg_dump (or the snapshot before it) failed; the message has its first error line. */
+  DumpFailed,
+  /** The agent could not stream the backup to the transfer endpoint. */
+  UploadFailed,
+  /** The Job ended, but the store holds no object for it: nothing was backed up. */
+  BackupNotInStore,
+  /** The stored object does not match what the Job reported, or does not open with the backup's key. */
+  BackupCorrupt,
+  /** The database's engine has no backup in this version; it says so rather than pretend. */
+  EngineNotSupported,
   // Ready (spare pools)
   BufferFull,
   Refilling,

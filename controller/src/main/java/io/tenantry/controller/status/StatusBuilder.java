@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.tenantry.api.v1alpha1.AppSpec;
 import io.tenantry.api.v1alpha1.AppStatus;
+import io.tenantry.api.v1alpha1.BackupStatus;
 import io.tenantry.api.v1alpha1.DatabaseSpec;
 import io.tenantry.api.v1alpha1.DatabaseStatus;
 import io.tenantry.api.v1alpha1.StateTimestamps;
@@ -85,6 +86,28 @@ public final class StatusBuilder {
     status.setConditions(conditions);
     status.setUrls(routing.urls().isEmpty() ? null : routing.urls());
     return status;
+  }
+
+  /**
+   * Adds each database's backup status and the BackedUp condition (after the others), or removes
+   * the condition when no database of the tenant keeps data.
+   *
+   * @param backups each database's backup status, by name
+   * @param backedUp the condition's status (True, False, Unknown), or null for none
+   */
+  public static TenantStatus withBackups(TenantStatus status, Tenant tenant, Map<String, BackupStatus> backups,
+      String backedUp, Reason reason, String message, String now) {
+    TenantStatus result = copyOf(status);
+    result.setDatabases(status.getDatabases().stream().map(d -> d.withBackup(backups.get(d.getName()))).toList());
+    List<Condition> conditions = new ArrayList<>(status.getConditions());
+    conditions.removeIf(c -> Conditions.BACKED_UP.equals(c.getType()));
+    if (backedUp != null) {
+      List<Condition> previous = tenant.getStatus() == null ? List.of() : tenant.getStatus().getConditions();
+      conditions.add(Conditions.condition(previous, Conditions.BACKED_UP, backedUp, reason, message,
+          tenant.getMetadata().getGeneration(), now));
+    }
+    result.setConditions(conditions);
+    return result;
   }
 
   private static TenantStatus running(Tenant tenant, String namespace, Observed observed, String now) {

@@ -95,7 +95,7 @@ public final class ControllerBenchmark {
           {httpPort: 0, probePort: 0, leaderElection: {enabled: false}, rateLimits: {qps: 1000, burst: 1000}, maxConcurrentRollouts: 200}""");
       Path storeDirectory = Files.createTempDirectory("tenantry-bench-store-");
       SecretStore store = LocalSecretStore.init(storeDirectory, storeDirectory.resolve("keyset.json"));
-      Operator.Parts parts = Operator.wire(operatorClient, config, "bench", store, TenantCleanup.NONE, null);
+      Operator.Parts parts = Operator.wire(operatorClient, config, "bench", store, TenantCleanup.NONE, null, null);
       try (Operator operator = new Operator(operatorClient, config, "bench", () -> { }, parts)) {
         operator.start();
         BenchSupport.waitUntil(operator::isReady, 60);

@@ -179,7 +179,7 @@ public final class ProvisioningBenchmark {
       SecretStore store = LocalSecretStore.init(storeDirectory, storeDirectory.resolve("keyset.json"));
       // One template secret, so that both sides also copy one into each namespace (as ControllerBenchmark's tenants have).
       store.put(Scope.template(), "smtp", Map.of("password", "bench".getBytes(StandardCharsets.UTF_8)));
-      Operator.Parts parts = Operator.wire(operatorClient, config, "bench", store, TenantCleanup.NONE, null);
+      Operator.Parts parts = Operator.wire(operatorClient, config, "bench", store, TenantCleanup.NONE, null, null);
       try (Operator operator = new Operator(operatorClient, config, "bench", () -> { }, parts)) {
         operator.start();
         BenchSupport.waitUntil(operator::isReady, 60);

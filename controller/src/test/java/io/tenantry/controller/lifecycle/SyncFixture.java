@@ -95,7 +95,7 @@ final class SyncFixture {
     Provisioning provisioning = new Provisioning(cluster, new Converger(writes), gate, secrets, templates,
         new TenantRouting(new ClusterHostnameClaims(cluster, config.routing()), routingMode), clock);
     reconciler = new TenantReconciler(cluster, config, writes, writes, provisioning,
-        new PurgedState(cluster, writes, cleanup, clock), templates, new ConvergedTenants(), clock);
+        new PurgedState(cluster, writes, cleanup, clock), templates, new ConvergedTenants(), null, clock);
   }
 
   SyncFixture() {

@@ -21,7 +21,7 @@ class WiredMetricsTest {
   void aWiredOperatorServesTheFleetMetricsBeforeItLeads() throws Exception {
     OperatorConfig config = OperatorConfig.defaults().with("{httpPort: 0, probePort: 0}");
     InMemorySecretStore store = new InMemorySecretStore();
-    Operator.Parts parts = Operator.wire(client, config, "test", store, TenantCleanup.NONE, null);
+    Operator.Parts parts = Operator.wire(client, config, "test", store, TenantCleanup.NONE, null, null);
     try (Operator operator = new Operator(client, config, "test", () -> { }, parts)) {
       parts.templates().refresh(); // lists the store's templates: one call, timed
 

@@ -1,5 +1,8 @@
 package io.tenantry.controller.operator;
 
+import io.tenantry.backup.store.BackupStore;
+import io.tenantry.backup.transfer.TransferTokens;
+import io.tenantry.controller.backup.BackupRuntime;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -67,6 +70,8 @@ public final class OperatorHarness implements AutoCloseable {
   private final OperatorConfig config;
   private final TenantCleanup fleetCleanup;
   private final FleetRecords fleet;
+  /** Where backups go; null: backups are off. */
+  private final BackupStore backupStore;
   private final io.fabric8.kubernetes.client.Config adminConfig;
   /** The running operator; replaced by {@link #restart()}. */
   public Operator operator;
@@ -100,13 +105,34 @@ public final class OperatorHarness implements AutoCloseable {
 
   /** An operator on a new local store whose fleet records (purges, hostname claims) are {@code fleet}. */
   public OperatorHarness(TestCluster cluster, OperatorConfig config, FleetRecords fleet) throws Exception {
-    this(cluster, config, null, fleet::purgeTenant, cluster.config(), fleet);
+    this(cluster, config, null, fleet::purgeTenant, cluster.config(), fleet, null);
+  }
+
+  /**
+   * An operator on a new local store that backs up into {@code backups}, sealing with the store's
+   * keyset; its transfer endpoint listens on a free port of this machine, where the test, acting as
+   * the kubelet, runs the backup Jobs' agents.
+   */
+  public static OperatorHarness withBackups(TestCluster cluster, OperatorConfig config, BackupStore backups) throws Exception {
+    int port;
+    try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+      port = socket.getLocalPort();
+    }
+    OperatorConfig withBackups = config.with("{backups: {enabled: true, transferPort: " + port
+        + ", transferUrl: \"http://127.0.0.1:" + port + "\"}}");
+    return new OperatorHarness(cluster, withBackups, null, TenantCleanup.NONE, cluster.config(), null, backups);
   }
 
   private OperatorHarness(TestCluster cluster, OperatorConfig config, SecretStore store, TenantCleanup fleetCleanup,
       io.fabric8.kubernetes.client.Config identity, FleetRecords fleet) throws Exception {
+    this(cluster, config, store, fleetCleanup, identity, fleet, null);
+  }
+
+  private OperatorHarness(TestCluster cluster, OperatorConfig config, SecretStore store, TenantCleanup fleetCleanup,
+      io.fabric8.kubernetes.client.Config identity, FleetRecords fleet, BackupStore backupStore) throws Exception {
     this.fleetCleanup = fleetCleanup;
     this.fleet = fleet;
+    this.backupStore = backupStore;
     this.adminConfig = cluster.config();
     installCrds(cluster);
     operatorClient = new KubernetesClientBuilder().withConfig(identity)
@@ -119,9 +145,19 @@ public final class OperatorHarness implements AutoCloseable {
     operator = start();
   }
 
+  /** The backup runtime the operator gets: the store's keyset is the key of its backups too. */
+  public BackupRuntime backupRuntime() {
+    if (backupStore == null) {
+      return null;
+    }
+    com.google.crypto.tink.Aead kek = io.tenantry.secretstore.LocalKeyset.load(storeDirectory.resolve("keyset.json"));
+    return new BackupRuntime(backupStore, kek, new TransferTokens(kek, java.time.Clock.systemUTC()), config.backupTransferUrl(),
+        config.fleet().clusterName());
+  }
+
   private Operator start() throws Exception {
     String identity = "test-" + ProcessHandle.current().pid();
-    parts = Operator.wire(operatorClient, config, identity, store, fleetCleanup, fleet);
+    parts = Operator.wire(operatorClient, config, identity, store, fleetCleanup, fleet, backupRuntime());
     Operator started = new Operator(operatorClient, config, identity, () -> {
       throw new IllegalStateException("an operator without leader election cannot lose leadership");
     }, parts);

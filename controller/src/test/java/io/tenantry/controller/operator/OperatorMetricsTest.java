@@ -20,7 +20,7 @@ class OperatorMetricsTest {
   @Test
   void metricsIncludeTheJvmAndProcessAndEveryFamilyHasHelpText() {
     Operator.Parts parts = Operator.wire(client, OperatorConfig.defaults(), "test", new InMemorySecretStore(), TenantCleanup.NONE,
-        null);
+        null, null);
     String scrape = parts.registry().scrape();
 
     assertThat(scrape).contains("jvm_memory_used_bytes", "jvm_gc_", "jvm_threads_live_threads", "process_cpu_usage",

@@ -1,0 +1,443 @@
+package io.tenantry.controller.backup;
+
+import static net.logstash.logback.argument.StructuredArguments.kv;
+
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.tenantry.api.v1alpha1.BackupRecord;
+import io.tenantry.api.v1alpha1.BackupStatus;
+import io.tenantry.api.v1alpha1.DatabaseEngine;
+import io.tenantry.api.v1alpha1.DatabaseSpec;
+import io.tenantry.api.v1alpha1.DatabaseStatus;
+import io.tenantry.api.v1alpha1.Tenant;
+import io.tenantry.api.v1alpha1.TenantState;
+import io.tenantry.backup.BackupFormat;
+import io.tenantry.backup.BackupHeader;
+import io.tenantry.backup.BackupId;
+import io.tenantry.backup.BackupLocation;
+import io.tenantry.backup.DataKey;
+import io.tenantry.backup.Manifest;
+import io.tenantry.backup.agent.AgentReport;
+import io.tenantry.backup.store.BackupStoreUnavailableException;
+import io.tenantry.backup.store.ObjectExistsException;
+import io.tenantry.backup.store.StoredObject;
+import io.tenantry.backup.transfer.TransferHandler;
+import io.tenantry.backup.transfer.TransferTokens.Access;
+import io.tenantry.controller.cache.ClusterView;
+import io.tenantry.controller.config.BackupPolicy;
+import io.tenantry.controller.config.Plan;
+import io.tenantry.controller.events.EventRecorder;
+import io.tenantry.controller.events.EventType;
+import io.tenantry.controller.resources.Labels;
+import io.tenantry.controller.resources.Names;
+import io.tenantry.controller.resources.TenantContext;
+import io.tenantry.controller.status.Reason;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.security.GeneralSecurityException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A tenant's backups, one sync at a time: commits the backups whose Jobs ended, starts those that
+ * are due, and says what the status reports. Observe, decide, act:
+ *
+ * <ul>
+ *   <li>A Job that ended is judged by what is in the store, never by its own "Succeeded": the
+ *       object must exist with the size and CRC32C the agent reported and must open with the
+ *       backup's key; only then is the manifest written (create-only, so a commit repeated after a
+ *       crash finds its own manifest and goes on). Then the Job and its Secret are deleted and the
+ *       retention runs. One LIST of the Job's pods reads the agent's report: the only API call a
+ *       backup adds besides its own objects.
+ *   <li>A backup is due by {@link BackupSchedule} from the status's last attempt, or when the
+ *       annotation {@value #REQUESTED} names a time after it (tenantctl backup). It starts only for an
+ *       Active tenant whose database is ready, and only with a slot ({@link BackupSlots}).
+ *   <li>Between those, a converged tenant costs nothing: the next due time is a work-queue delay.
+ * </ul>
+ */
+public final class TenantBackups {
+
+  /** Annotation on a Tenant asking for a backup now: an RFC 3339 time, after the last attempt. */
+  public static final String REQUESTED = "tenantry.io/backup-requested";
+  private static final Logger LOG = LoggerFactory.getLogger(TenantBackups.class);
+  /** How long a Job's token stays valid after its deadline: a slow upload that started in time still lands. */
+  private static final Duration TOKEN_GRACE = Duration.ofMinutes(10);
+
+  private final KubernetesClient client;
+  private final ClusterView cache;
+  private final BackupRuntime runtime;
+  private final BackupSlots slots;
+  private final EventRecorder events;
+  private final Clock clock;
+
+  /**
+   * What one sync found: each database's backup status, the BackedUp condition's parts, whether it
+   * wrote anything, and when to look again (empty: only on events).
+   */
+  public record Result(Map<String, BackupStatus> databases, String conditionStatus, Reason reason, String message,
+      boolean acted, Optional<Duration> next) {
+  }
+
+  public TenantBackups(KubernetesClient client, ClusterView cache, BackupRuntime runtime, BackupSlots slots,
+      EventRecorder events, Clock clock) {
+    this.client = client;
+    this.cache = cache;
+    this.runtime = runtime;
+    this.slots = slots;
+    this.events = events;
+    this.clock = clock;
+  }
+
+  /** Whether {@code object} is a backup Job or its Secret: only this class creates and deletes them. */
+  public static boolean isBackupObject(HasMetadata object) {
+    Map<String, String> labels = object.getMetadata().getLabels();
+    return labels != null && Labels.COMPONENT_BACKUP.equals(labels.get(Labels.COMPONENT))
+        && (object instanceof Job || object instanceof Secret);
+  }
+
+  /**
+   * How long until a backup of the tenant is due, from its status alone (no API call): empty when
+   * none is to start (not Active, or no database keeps data); zero when one is due now.
+   */
+  public Optional<Duration> untilDue(Tenant tenant, Plan plan) {
+    if (tenant.getSpec().getState() != TenantState.Active || plan == null) {
+      return Optional.empty();
+    }
+    Instant now = clock.instant();
+    Optional<Duration> soonest = Optional.empty();
+    for (DatabaseSpec db : backedUp(tenant)) {
+      Duration due = untilDue(tenant, plan.backup(), db, now);
+      soonest = soonest.isEmpty() || due.compareTo(soonest.get()) < 0 ? Optional.of(due) : soonest;
+    }
+    return soonest;
+  }
+
+  /** Frees the slots of a tenant that is gone. */
+  public void forget(String tenant) {
+    slots.forget(tenant);
+  }
+
+  public Result reconcile(TenantContext ctx) {
+    Tenant tenant = ctx.tenant();
+    Map<String, BackupStatus> statuses = new LinkedHashMap<>();
+    boolean acted = false;
+    Optional<Duration> next = Optional.empty();
+    String storeDown = null;
+    for (DatabaseSpec db : backedUp(tenant)) {
+      BackupSlots.Key key = new BackupSlots.Key(ctx.name(), db.getName());
+      BackupStatus status = previous(tenant, db.getName());
+      Job job = runningJob(ctx, db);
+      try {
+        if (job != null && finished(job)) {
+          status = commit(ctx, db, job, status);
+          slots.release(key);
+          acted = true;
+        } else if (job != null) {
+          slots.hold(key);
+        } else if (db.getEngine() == DatabaseEngine.POSTGRES) {
+          Duration due = untilDue(tenant, ctx.plan().backup(), db, clock.instant());
+          if (tenant.getSpec().getState() != TenantState.Active || !databaseReady(ctx, db)) {
+            slots.release(key);
+          } else if (!due.isZero()) {
+            slots.release(key);
+            next = earliest(next, due);
+          } else if (slots.acquire(key)) {
+            status = start(ctx, db, status);
+            acted = true;
+          }
+        }
+      } catch (BackupStoreUnavailableException e) {
+        // Nothing decided: the Job stays, and the commit is tried again.
+        LOG.warn("backup store unavailable {} {} {}", kv("tenant", ctx.name()), kv("database", db.getName()),
+            kv("error", e.getMessage()));
+        storeDown = e.getMessage();
+      }
+      if (status != null) {
+        statuses.put(db.getName(), status);
+      }
+    }
+    return condition(tenant, statuses, storeDown, acted, next);
+  }
+
+  private Result condition(Tenant tenant, Map<String, BackupStatus> statuses, String storeDown, boolean acted,
+      Optional<Duration> next) {
+    List<DatabaseSpec> kept = backedUp(tenant);
+    if (kept.isEmpty()) {
+      return new Result(statuses, null, null, null, acted, next);
+    }
+    if (storeDown != null) {
+      return new Result(statuses, "Unknown", Reason.StoreUnavailable, storeDown, acted, next);
+    }
+    List<String> unsupported = kept.stream().filter(db -> db.getEngine() != DatabaseEngine.POSTGRES)
+        .map(db -> db.getName() + " (" + db.getEngine() + ")").toList();
+    for (DatabaseSpec db : kept) {
+      BackupStatus status = statuses.get(db.getName());
+      BackupRecord attempt = status == null ? null : status.getLastAttempt();
+      if (attempt != null && attempt.getReason() != null) {
+        return new Result(statuses, "False", Reason.valueOf(attempt.getReason()),
+            db.getName() + ": backup " + attempt.getId() + " failed: " + attempt.getError(), acted, next);
+      }
+    }
+    if (!unsupported.isEmpty()) {
+      return new Result(statuses, "False", Reason.EngineNotSupported, "no backups for " + String.join(", ", unsupported)
+          + " in this version; mark a database that keeps no data spec.databases[].ephemeral: true", acted, next);
+    }
+    List<String> never = kept.stream().filter(db -> statuses.get(db.getName()) == null
+        || statuses.get(db.getName()).getLast() == null).map(DatabaseSpec::getName).toList();
+    if (!never.isEmpty()) {
+      return new Result(statuses, "Unknown", Reason.NoBackupYet, "no proven backup yet of " + String.join(", ", never),
+          acted, next);
+    }
+    List<String> lasts = kept.stream().map(db -> db.getName() + " " + statuses.get(db.getName()).getLast().getId()).toList();
+    return new Result(statuses, "True", Reason.BackupCurrent, "newest proven backups: " + String.join(", ", lasts), acted, next);
+  }
+
+  private BackupStatus start(TenantContext ctx, DatabaseSpec db, BackupStatus status) {
+    Instant now = clock.instant();
+    BackupId id = BackupId.next(db.getName(), now);
+    String path = location(ctx, db).objectPath(id);
+    BackupPolicy policy = ctx.plan().backup();
+    String kind = requestPending(ctx.tenant(), lastAttempt(status), now) ? "on-demand" : "scheduled";
+    String token = runtime.tokens().issue(Access.UPLOAD, path, policy.deadlineDuration().plus(TOKEN_GRACE));
+    Secret secret = BackupJob.secret(ctx, id, db.getName(), DataKey.generate().cleartext(),
+        runtime.transferUrl() + TransferHandler.PATH + token);
+    BackupRecord attempt = new BackupRecord(id.toString(), id.started().toString(), null, null, null, null);
+    try {
+      // The Secret first: the pod mounts it. If the Job is refused, the Secret goes at once.
+      client.resource(secret).create();
+      try {
+        client.resource(BackupJob.job(ctx, db, id, path, kind, policy.deadlineDuration())).create();
+      } catch (KubernetesClientException e) {
+        delete(secret);
+        throw e;
+      }
+    } catch (KubernetesClientException e) {
+      // Refused (a quota, an admission policy): reported, retried at the next slot; the rest of the sync goes on.
+      String message = e.getStatus() != null && e.getStatus().getMessage() != null ? e.getStatus().getMessage() : e.getMessage();
+      slots.release(new BackupSlots.Key(ctx.name(), db.getName()));
+      events.record(ctx.tenant(), EventType.Warning, Reason.WriteFailed, db.getName() + ": backup Job refused: " + message);
+      attempt = new BackupRecord(id.toString(), id.started().toString(), now.toString(), null, Reason.WriteFailed.name(),
+          "the backup Job was refused: " + message);
+      return new BackupStatus(status == null ? null : status.getLast(), attempt);
+    }
+    LOG.info("backup started {} {} {}", kv("tenant", ctx.name()), kv("database", db.getName()), kv("backup", id.toString()));
+    return new BackupStatus(status == null ? null : status.getLast(), attempt);
+  }
+
+  /**
+   * Judges an ended Job by the store, writes the manifest if the backup is proven, and deletes the
+   * Job and its Secret either way.
+   */
+  private BackupStatus commit(TenantContext ctx, DatabaseSpec db, Job job, BackupStatus status) {
+    Map<String, String> annotations = job.getMetadata().getAnnotations();
+    BackupId id = BackupId.parse(annotations.get(BackupJob.BACKUP_ID));
+    String path = annotations.get(BackupJob.OBJECT_PATH);
+    String now = clock.instant().toString();
+    Secret secret = cache.get(Secret.class, ctx.namespace(), job.getMetadata().getName());
+    BackupRecord attempt;
+    try {
+      long bytes = prove(ctx, db, job, id, path, annotations.get(BackupJob.KIND), secret);
+      attempt = new BackupRecord(id.toString(), id.started().toString(), now, bytes, null, null);
+      LOG.info("backup proven {} {} {} {}", kv("tenant", ctx.name()), kv("database", db.getName()), kv("backup", id.toString()),
+          kv("bytes", bytes));
+    } catch (Unproven e) {
+      attempt = new BackupRecord(id.toString(), id.started().toString(), now, null, e.reason.name(), e.getMessage());
+      LOG.warn("backup failed {} {} {} {} {}", kv("tenant", ctx.name()), kv("database", db.getName()),
+          kv("backup", id.toString()), kv("reason", e.reason), kv("error", e.getMessage()));
+      events.record(ctx.tenant(), EventType.Warning, e.reason, db.getName() + ": backup " + id + " failed: " + e.getMessage());
+    }
+    delete(job);
+    if (secret != null) {
+      delete(secret);
+    }
+    BackupRecord last = attempt.getReason() == null ? attempt : status == null ? null : status.getLast();
+    return new BackupStatus(last, attempt);
+  }
+
+  /** The object's size once proven and its manifest committed; else {@link Unproven} with the reason. */
+  private long prove(TenantContext ctx, DatabaseSpec db, Job job, BackupId id, String path, String kind, Secret secret) {
+    AgentReport report = report(ctx, job);
+    if (report != null && !report.succeeded()) {
+      throw new Unproven("dumpFailed".equals(report.outcome()) ? Reason.DumpFailed : Reason.UploadFailed, report.error());
+    }
+    StoredObject object = runtime.store().stat(path).orElseThrow(() -> new Unproven(Reason.BackupNotInStore,
+        "the Job ended but " + runtime.store().describe() + " holds no " + path
+            + (report == null ? "; the agent reported nothing (" + jobFailure(job) + ")" : "")));
+    if (report == null) {
+      throw new Unproven(Reason.BackupCorrupt, "the agent reported nothing to check " + path + " against");
+    }
+    if (object.size() != report.objectBytes() || !object.crc32c().equals(report.crc32c())) {
+      throw new Unproven(Reason.BackupCorrupt, "the store holds " + object.size() + " bytes (crc32c " + object.crc32c()
+          + ") at " + path + "; the agent sent " + report.objectBytes() + " (crc32c " + report.crc32c() + ")");
+    }
+    byte[] keyBytes = BackupJob.dataKey(secret);
+    if (keyBytes == null) {
+      throw new Unproven(Reason.BackupCorrupt, "the backup's key is gone with its Secret " + BackupJob.name(id));
+    }
+    BackupLocation location = location(ctx, db);
+    try (InputStream in = runtime.store().open(path)) {
+      DataKey key = DataKey.fromCleartext(keyBytes);
+      BackupHeader header = BackupFormat.open(in, key, path).header();
+      Manifest manifest = new Manifest(Manifest.FORMAT, id.toString(), location.cluster(), location.tenant(),
+          location.tenantUid(), location.database(), kind == null ? "scheduled" : kind, header.engine(), header.serverVersion(),
+          id.started(), clock.instant(), report.plaintextBytes(), object.size(), report.sha256(), object.crc32c(),
+          Base64.getEncoder().encodeToString(key.wrap(runtime.kek(), path)), header.tables());
+      try {
+        runtime.store().create(location.manifestPath(id), new ByteArrayInputStream(manifest.seal(runtime.kek())));
+      } catch (ObjectExistsException e) {
+        // Committed by an earlier sync that died before deleting the Job: that manifest stands.
+        Manifest.open(runtime.store().read(location.manifestPath(id)), runtime.kek(), location.manifestPath(id));
+      }
+      return object.size();
+    } catch (IOException | GeneralSecurityException e) {
+      throw new Unproven(Reason.BackupCorrupt, path + " does not open with the backup's key: " + e.getMessage());
+    }
+  }
+
+  /** The agent's termination message, from the Job's pod; null if it wrote none. */
+  private AgentReport report(TenantContext ctx, Job job) {
+    List<Pod> pods = client.pods().inNamespace(ctx.namespace()).withLabel("job-name", job.getMetadata().getName()).list()
+        .getItems();
+    for (Pod pod : pods) {
+      List<ContainerStatus> statuses = pod.getStatus() == null ? List.of() : pod.getStatus().getContainerStatuses();
+      for (ContainerStatus status : statuses == null ? List.<ContainerStatus>of() : statuses) {
+        if (BackupJob.AGENT.equals(status.getName()) && status.getState() != null && status.getState().getTerminated() != null) {
+          String message = status.getState().getTerminated().getMessage();
+          if (message != null && !message.isBlank()) {
+            try {
+              return AgentReport.fromJson(message);
+            } catch (RuntimeException e) {
+              return AgentReport.failed("uploadFailed", "the agent's report does not parse: " + message);
+            }
+          }
+        }
+      }
+    }
+    return null;
+  }
+
+  private static String jobFailure(Job job) {
+    return job.getStatus() == null || job.getStatus().getConditions() == null ? "no Job condition"
+        : job.getStatus().getConditions().stream().filter(c -> "True".equals(c.getStatus()))
+            .map(c -> c.getType() + (c.getReason() == null ? "" : ": " + c.getReason())).findFirst().orElse("no Job condition");
+  }
+
+  private void delete(HasMetadata object) {
+    try {
+      client.resource(object).withPropagationPolicy(io.fabric8.kubernetes.api.model.DeletionPropagation.BACKGROUND).delete();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 404) {
+        throw e;
+      }
+    }
+  }
+
+  private Job runningJob(TenantContext ctx, DatabaseSpec db) {
+    for (HasMetadata object : cache.ownedBy(ctx.name())) {
+      if (object instanceof Job job && isBackupObject(job)
+          && db.getName().equals(job.getMetadata().getLabels().get(Labels.NAME))
+          && job.getMetadata().getAnnotations() != null && job.getMetadata().getAnnotations().containsKey(BackupJob.BACKUP_ID)) {
+        return job;
+      }
+    }
+    return null;
+  }
+
+  private static boolean finished(Job job) {
+    List<io.fabric8.kubernetes.api.model.batch.v1.JobCondition> conditions =
+        job.getStatus() == null ? null : job.getStatus().getConditions();
+    return conditions != null && conditions.stream()
+        .anyMatch(c -> ("Complete".equals(c.getType()) || "Failed".equals(c.getType())) && "True".equals(c.getStatus()));
+  }
+
+  private boolean databaseReady(TenantContext ctx, DatabaseSpec db) {
+    StatefulSet set = cache.get(StatefulSet.class, ctx.namespace(), Names.database(db.getName()));
+    return set != null && set.getStatus() != null && set.getStatus().getReadyReplicas() != null
+        && set.getStatus().getReadyReplicas() >= 1;
+  }
+
+  /**
+   * The schedule's delay, or the request's: a requested time not yet reached (a requester's clock
+   * ahead of ours) is waited for, so the attempt starts after it and answers it once.
+   */
+  private Duration untilDue(Tenant tenant, BackupPolicy policy, DatabaseSpec db, Instant now) {
+    Instant last = lastAttempt(previous(tenant, db.getName()));
+    Duration scheduled = BackupSchedule.untilDue(policy, tenant.getMetadata().getUid(), last, now);
+    Instant at = requested(tenant);
+    if (at == null || last != null && !last.isBefore(at)) {
+      return scheduled;
+    }
+    Duration wait = at.isAfter(now) ? Duration.between(now, at) : Duration.ZERO;
+    return wait.compareTo(scheduled) < 0 ? wait : scheduled;
+  }
+
+  /** Whether the tenant asks for a backup (its annotation's time) that no attempt since answered. */
+  private static boolean requestPending(Tenant tenant, Instant lastAttempt, Instant now) {
+    Instant at = requested(tenant);
+    return at != null && !at.isAfter(now) && (lastAttempt == null || lastAttempt.isBefore(at));
+  }
+
+  private static Instant requested(Tenant tenant) {
+    Map<String, String> annotations = tenant.getMetadata().getAnnotations();
+    return parse(annotations == null ? null : annotations.get(REQUESTED));
+  }
+
+  private static Instant lastAttempt(BackupStatus status) {
+    return status == null || status.getLastAttempt() == null ? null : parse(status.getLastAttempt().getStarted());
+  }
+
+  private static Instant parse(String time) {
+    try {
+      return time == null ? null : Instant.parse(time);
+    } catch (DateTimeParseException e) {
+      return null;
+    }
+  }
+
+  /** The databases that keep data: every database but those marked ephemeral. */
+  private static List<DatabaseSpec> backedUp(Tenant tenant) {
+    return tenant.getSpec().getDatabases().stream().filter(DatabaseSpec::keepsData).toList();
+  }
+
+  private static BackupStatus previous(Tenant tenant, String database) {
+    if (tenant.getStatus() == null) {
+      return null;
+    }
+    return tenant.getStatus().getDatabases().stream().filter(d -> database.equals(d.getName()))
+        .map(DatabaseStatus::getBackup).filter(b -> b != null).findFirst().orElse(null);
+  }
+
+  private BackupLocation location(TenantContext ctx, DatabaseSpec db) {
+    return new BackupLocation(runtime.cluster(), ctx.name(), ctx.tenant().getMetadata().getUid(), db.getName());
+  }
+
+  private static Optional<Duration> earliest(Optional<Duration> current, Duration candidate) {
+    return current.isEmpty() || candidate.compareTo(current.get()) < 0 ? Optional.of(candidate) : current;
+  }
+
+  /** A backup that is not proven, and why. */
+  private static final class Unproven extends RuntimeException {
+    private final Reason reason;
+
+    Unproven(Reason reason, String message) {
+      super(message, null, false, false);
+      this.reason = reason;
+    }
+  }
+}

@@ -1,0 +1,218 @@
+package io.tenantry.controller.backup;
+
+import static io.tenantry.controller.operator.OperatorHarness.uniqueName;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.tenantry.api.v1alpha1.BackupRecord;
+import io.tenantry.api.v1alpha1.Tenant;
+import io.tenantry.api.v1alpha1.TenantPhase;
+import io.tenantry.backup.BackupId;
+import io.tenantry.backup.BackupLocation;
+import io.tenantry.backup.Manifest;
+import io.tenantry.backup.store.LocalBackupStore;
+import io.tenantry.backup.store.StoredObject;
+import io.tenantry.controller.config.OperatorConfig;
+import io.tenantry.controller.operator.OperatorHarness;
+import io.tenantry.controller.resources.Labels;
+import io.tenantry.controller.status.Conditions;
+import io.tenantry.testsupport.RealPostgres;
+import io.tenantry.testsupport.TestCluster;
+import io.tenantry.testsupport.WithCluster;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Backups on the simulated cluster, proven by the store: the operator makes the backup Job, the
+ * test plays its kubelet against a real PostgreSQL holding the tenant's credentials, and only what
+ * reaches the store, checked and sealed, counts as a backup.
+ */
+@WithCluster(workloads = true)
+class BackupIT {
+
+  private static OperatorHarness harness;
+  private static KubernetesClient client;
+  private static LocalBackupStore store;
+
+  @BeforeAll
+  static void start(TestCluster cluster, KubernetesClient kubernetesClient) throws Exception {
+    client = kubernetesClient;
+    Path root = Files.createTempDirectory("tenantry-backups-");
+    store = new LocalBackupStore(root);
+    harness = OperatorHarness.withBackups(cluster, OperatorConfig.defaults()
+        .with("{templateNamespace: tenantry-templates-backup, backups: {maxConcurrent: 2}}"), store);
+  }
+
+  @AfterAll
+  static void stop() {
+    if (harness != null) {
+      harness.purgeAll(client);
+      harness.close();
+    }
+  }
+
+  @Test
+  void aBackupIsProvenByTheStoreAndThenCostsNothing() throws Exception {
+    String name = uniqueName("backed");
+    Tenant tenant = create(name);
+    Job job = awaitBackupJob(name);
+    Pod pod = Kubelet.awaitRunningPod(client, namespace(name), job.getMetadata().getName());
+
+    try (RealPostgres postgres = startDatabase(name)) {
+      fill(postgres, name);
+      List<Kubelet.Ended> ended = Kubelet.run(client, pod, loopback(postgres));
+      assertThat(ended).as("%s", ended).allMatch(e -> e.exitCode() == 0);
+    }
+
+    Tenant backedUp = awaitBackedUp(name, "True");
+    assertThat(condition(backedUp).getReason()).isEqualTo("BackupCurrent");
+    BackupRecord last = backedUp.getStatus().getDatabases().get(0).getBackup().getLast();
+    assertThat(last.getId()).isEqualTo(job.getMetadata().getAnnotations().get(BackupJob.BACKUP_ID));
+    assertThat(last.getBytes()).isPositive();
+    assertThat(backedUp.getStatus().getDatabases().get(0).getBackup().getLastAttempt()).isEqualTo(last);
+    BackupLocation location = new BackupLocation("local", name, tenant.getMetadata().getUid(), "main");
+    BackupId id = BackupId.parse(last.getId());
+    assertThat(store.list(location.prefix())).extracting(StoredObject::path)
+        .containsExactly(location.objectPath(id), location.manifestPath(id));
+    Manifest manifest = Manifest.open(store.read(location.manifestPath(id)), harness.backupRuntime().kek(),
+        location.manifestPath(id));
+    assertThat(manifest.tables()).containsEntry("public.orders", 1000L);
+    assertThat(manifest.objectBytes()).isEqualTo(last.getBytes());
+    await().atMost(Duration.ofSeconds(30)).until(() -> backupObjects(name).isEmpty());
+
+    harness.awaitIdle();
+    long before = harness.requests.count();
+    harness.parts.queue().add(name);
+    Thread.sleep(500);
+    harness.awaitIdle();
+    assertThat(harness.requests.count() - before).as("requests of the next sync; recent: %s", harness.requests.recent())
+        .isZero();
+  }
+
+  @Test
+  void aJobThatEndsWithoutRunningLeavesNoManifestAndSaysSo() throws Exception {
+    String name = uniqueName("hollow");
+    Tenant tenant = create(name);
+    Job job = awaitBackupJob(name);
+    Pod pod = Kubelet.awaitRunningPod(client, namespace(name), job.getMetadata().getName());
+
+    // As kwok would: every container "succeeds", and nothing ran.
+    Kubelet.terminate(client, pod, List.of(new Kubelet.Ended(BackupJob.DUMP, 0, "", ""),
+        new Kubelet.Ended(BackupJob.AGENT, 0, "", "")));
+
+    Tenant failed = awaitBackedUp(name, "False");
+    assertThat(condition(failed).getReason()).isEqualTo("BackupNotInStore");
+    assertThat(condition(failed).getMessage()).contains("holds no backups/local/" + name);
+    assertThat(failed.getStatus().getDatabases().get(0).getBackup().getLast()).isNull();
+    assertThat(warnings(name)).contains("BackupNotInStore");
+    BackupLocation location = new BackupLocation("local", name, tenant.getMetadata().getUid(), "main");
+    assertThat(store.list(location.prefix())).isEmpty();
+  }
+
+  @Test
+  void aDumpThatFailsIsReportedWithTheServersWords() throws Exception {
+    String name = uniqueName("refused");
+    create(name);
+    Job job = awaitBackupJob(name);
+    Pod pod = Kubelet.awaitRunningPod(client, namespace(name), job.getMetadata().getName());
+
+    try (RealPostgres postgres = RealPostgres.start("tenant", "not-the-tenants-password", "tenant")) {
+      List<Kubelet.Ended> ended = Kubelet.run(client, pod, loopback(postgres));
+      assertThat(ended).anyMatch(e -> e.exitCode() != 0);
+    }
+
+    Tenant failed = awaitBackedUp(name, "False");
+    assertThat(condition(failed).getReason()).isEqualTo("DumpFailed");
+    assertThat(condition(failed).getMessage()).contains("password authentication failed");
+    assertThat(warnings(name)).contains("DumpFailed");
+  }
+
+  private static Tenant create(String name) {
+    Tenant tenant = OperatorHarness.tenant(name, 1, true);
+    client.resources(Tenant.class).resource(tenant).create();
+    OperatorHarness.awaitPhase(client, name, TenantPhase.Ready, Duration.ofMinutes(2));
+    return client.resources(Tenant.class).withName(name).get();
+  }
+
+  private static Job awaitBackupJob(String name) {
+    await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(200))
+        .until(() -> !jobs(name).isEmpty());
+    assertThat(jobs(name)).hasSize(1);
+    return jobs(name).get(0);
+  }
+
+  private static List<Job> jobs(String name) {
+    return client.batch().v1().jobs().inNamespace(namespace(name)).withLabel(Labels.COMPONENT, Labels.COMPONENT_BACKUP)
+        .list().getItems();
+  }
+
+  private static List<Object> backupObjects(String name) {
+    List<Object> objects = new java.util.ArrayList<>(jobs(name));
+    objects.addAll(client.secrets().inNamespace(namespace(name)).withLabel(Labels.COMPONENT, Labels.COMPONENT_BACKUP)
+        .list().getItems());
+    return objects;
+  }
+
+  /** A real PostgreSQL with the credentials the operator gave the tenant's database. */
+  private static RealPostgres startDatabase(String name) {
+    Secret credentials = client.secrets().inNamespace(namespace(name)).withName("db-main-credentials").get();
+    return RealPostgres.start(decode(credentials, "username"), decode(credentials, "password"), "tenant");
+  }
+
+  private static void fill(RealPostgres postgres, String name) throws Exception {
+    Secret credentials = client.secrets().inNamespace(namespace(name)).withName("db-main-credentials").get();
+    try (Connection db = DriverManager.getConnection("jdbc:postgresql://" + postgres.host() + ":" + postgres.port() + "/tenant",
+        decode(credentials, "username"), decode(credentials, "password")); Statement statement = db.createStatement()) {
+      statement.execute("CREATE TABLE orders (id int PRIMARY KEY, customer text)");
+      statement.execute("INSERT INTO orders SELECT i, 'customer ' || i FROM generate_series(1, 1000) i");
+    }
+  }
+
+  private static Map<String, String> loopback(RealPostgres postgres) {
+    return Map.of("PGHOST", postgres.host(), "PGPORT", Integer.toString(postgres.port()));
+  }
+
+  private static Tenant awaitBackedUp(String name, String status) {
+    await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(200)).until(() -> {
+      Tenant t = client.resources(Tenant.class).withName(name).get();
+      return t.getStatus() != null && Conditions.find(t.getStatus().getConditions(), Conditions.BACKED_UP)
+          .filter(c -> status.equals(c.getStatus())).isPresent();
+    });
+    return client.resources(Tenant.class).withName(name).get();
+  }
+
+  private static Condition condition(Tenant tenant) {
+    return Conditions.find(tenant.getStatus().getConditions(), Conditions.BACKED_UP).orElseThrow();
+  }
+
+  private static List<String> warnings(String name) {
+    return client.v1().events().inNamespace("default").list().getItems().stream()
+        .filter(e -> name.equals(e.getInvolvedObject().getName()) && "Warning".equals(e.getType()))
+        .map(Event::getReason).toList();
+  }
+
+  private static String namespace(String name) {
+    return "tenant-" + name;
+  }
+
+  private static String decode(Secret secret, String key) {
+    return new String(Base64.getDecoder().decode(secret.getData().get(key)), StandardCharsets.UTF_8);
+  }
+}

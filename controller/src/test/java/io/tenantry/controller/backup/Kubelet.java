@@ -1,0 +1,172 @@
+package io.tenantry.controller.backup;
+
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.tenantry.backup.agent.BackupAgent;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Plays the kubelet for backup pods, which kwok leaves Running (tools/kwok-pod-stages.yaml): runs
+ * the exact commands of the pod's containers on this machine, with the pod's environment (Secret
+ * references resolved), its emptyDir and Secret volumes as local directories, and the variables
+ * in {@code overrides} (the database's host rewritten to loopback); the agent runs in this JVM, the
+ * engine's script under {@code sh} with the machine's PostgreSQL client. Then it writes the pod's
+ * terminated status, the agent's termination message included, as a kubelet would.
+ */
+final class Kubelet {
+
+  private static final String TERMINATION_LOG = "/dev/termination-log";
+
+  /** How each container ended. */
+  record Ended(String container, int exitCode, String message, String output) {
+  }
+
+  private Kubelet() {
+  }
+
+  /** The Running pod of Job {@code job}, once there is one. */
+  static Pod awaitRunningPod(KubernetesClient client, String namespace, String job) {
+    await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(200)).until(() -> client.pods().inNamespace(namespace)
+        .withLabel("job-name", job).list().getItems().stream()
+        .anyMatch(p -> p.getStatus() != null && "Running".equals(p.getStatus().getPhase())));
+    return client.pods().inNamespace(namespace).withLabel("job-name", job).list().getItems().stream()
+        .filter(p -> "Running".equals(p.getStatus().getPhase())).findFirst().orElseThrow();
+  }
+
+  static List<Ended> run(KubernetesClient client, Pod pod, Map<String, String> overrides) throws Exception {
+    String namespace = pod.getMetadata().getNamespace();
+    Path root = Files.createTempDirectory("kubelet-" + pod.getMetadata().getName() + "-");
+    Map<String, Path> volumes = new HashMap<>();
+    for (Volume volume : pod.getSpec().getVolumes()) {
+      Path dir = Files.createDirectories(root.resolve(volume.getName()));
+      if (volume.getSecret() != null) {
+        Secret secret = client.secrets().inNamespace(namespace).withName(volume.getSecret().getSecretName()).get();
+        for (Map.Entry<String, String> entry : secret.getData().entrySet()) {
+          Files.write(dir.resolve(entry.getKey()), Base64.getDecoder().decode(entry.getValue()));
+        }
+      }
+      volumes.put(volume.getName(), dir);
+    }
+    List<CompletableFuture<Ended>> running = new ArrayList<>();
+    for (Container container : pod.getSpec().getContainers()) {
+      Map<String, String> rewrites = new HashMap<>();
+      for (VolumeMount mount : container.getVolumeMounts()) {
+        rewrites.put(mount.getMountPath(), volumes.get(mount.getName()).toString());
+      }
+      Path terminationLog = root.resolve(container.getName() + ".termination-log");
+      rewrites.put(TERMINATION_LOG, terminationLog.toString());
+      Map<String, String> env = env(client, namespace, container, rewrites);
+      env.putAll(overrides);
+      List<String> command = new ArrayList<>();
+      container.getCommand().forEach(part -> command.add(rewrite(part, rewrites)));
+      container.getArgs().forEach(part -> command.add(rewrite(part, rewrites)));
+      running.add(CompletableFuture.supplyAsync(() -> start(container.getName(), command, env, terminationLog)));
+    }
+    List<Ended> ended = new ArrayList<>();
+    for (CompletableFuture<Ended> container : running) {
+      ended.add(container.get(5, TimeUnit.MINUTES));
+    }
+    terminate(client, pod, ended);
+    return ended;
+  }
+
+  /** The container's command: the agent ({@code java ... BackupAgent args}) in this JVM, anything else as a process. */
+  private static Ended start(String name, List<String> command, Map<String, String> env, Path terminationLog) {
+    try {
+      int agent = command.indexOf(BackupJob.AGENT_MAIN);
+      if (agent >= 0) {
+        int exit = BackupAgent.run(command.subList(agent + 1, command.size()).toArray(String[]::new), env);
+        return new Ended(name, exit, Files.exists(terminationLog) ? Files.readString(terminationLog) : "", "");
+      }
+      ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+      builder.environment().putAll(env);
+      Process process = builder.start();
+      String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      int exit = process.waitFor();
+      return new Ended(name, exit, Files.exists(terminationLog) ? Files.readString(terminationLog) : "", output);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Writes the pod's terminated status: Succeeded when every container exited 0, else Failed. */
+  static void terminate(KubernetesClient client, Pod pod, List<Ended> ended) {
+    String now = Instant.now().toString();
+    boolean succeeded = ended.stream().allMatch(e -> e.exitCode() == 0);
+    for (int attempt = 0; ; attempt++) {
+      Pod current = client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName()).get();
+      List<ContainerStatus> statuses = new ArrayList<>();
+      for (Ended e : ended) {
+        statuses.add(new ContainerStatusBuilder().withName(e.container()).withReady(false).withRestartCount(0)
+            .withImage(current.getSpec().getContainers().stream().filter(c -> c.getName().equals(e.container()))
+                .findFirst().orElseThrow().getImage())
+            .withNewState().withNewTerminated().withExitCode(e.exitCode()).withReason(e.exitCode() == 0 ? "Completed" : "Error")
+            .withMessage(e.message().isEmpty() ? null : e.message()).withStartedAt(now).withFinishedAt(now)
+            .endTerminated().endState().build());
+      }
+      current.getStatus().setPhase(succeeded ? "Succeeded" : "Failed");
+      current.getStatus().setContainerStatuses(statuses);
+      current.getStatus().getConditions().forEach(c -> {
+        if ("Ready".equals(c.getType()) || "ContainersReady".equals(c.getType())) {
+          c.setStatus("False");
+        }
+      });
+      try {
+        client.pods().resource(current).updateStatus();
+        return;
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409 || attempt > 5) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  private static Map<String, String> env(KubernetesClient client, String namespace, Container container,
+      Map<String, String> rewrites) {
+    Map<String, String> env = new HashMap<>();
+    for (EnvVar var : container.getEnv()) {
+      if (var.getValueFrom() != null && var.getValueFrom().getSecretKeyRef() != null) {
+        Secret secret = client.secrets().inNamespace(namespace).withName(var.getValueFrom().getSecretKeyRef().getName()).get();
+        env.put(var.getName(), new String(Base64.getDecoder().decode(secret.getData().get(var.getValueFrom().getSecretKeyRef()
+            .getKey())), StandardCharsets.UTF_8));
+      } else {
+        env.put(var.getName(), rewrite(var.getValue(), rewrites));
+      }
+    }
+    return env;
+  }
+
+  private static String rewrite(String value, Map<String, String> rewrites) {
+    String result = value;
+    for (Map.Entry<String, String> rewrite : rewrites.entrySet()) {
+      result = result.replace(rewrite.getKey(), rewrite.getValue());
+    }
+    return result;
+  }
+}
