@@ -20,9 +20,11 @@ import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.backup.BackupFormat;
 import io.tenantry.backup.BackupHeader;
 import io.tenantry.backup.BackupId;
+import io.tenantry.backup.BackupListing;
 import io.tenantry.backup.BackupLocation;
 import io.tenantry.backup.DataKey;
 import io.tenantry.backup.Manifest;
+import io.tenantry.backup.Retention;
 import io.tenantry.backup.agent.AgentReport;
 import io.tenantry.backup.store.BackupStoreUnavailableException;
 import io.tenantry.backup.store.ObjectExistsException;
@@ -46,6 +48,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -78,6 +81,10 @@ public final class TenantBackups {
   private static final Logger LOG = LoggerFactory.getLogger(TenantBackups.class);
   /** How long a Job's token stays valid after its deadline: a slow upload that started in time still lands. */
   private static final Duration TOKEN_GRACE = Duration.ofMinutes(10);
+  /** How long a backup taken before a restore is kept, whatever the plan's daily and weekly counts. */
+  private static final Duration KEEP_PRE_RESTORE = Duration.ofDays(3);
+  /** An object without a manifest younger than this may still be committed; older, it is a leftover. */
+  private static final Duration UNCOMMITTED_GRACE = Duration.ofHours(24);
 
   private final KubernetesClient client;
   private final ClusterView cache;
@@ -85,6 +92,8 @@ public final class TenantBackups {
   private final BackupSlots slots;
   private final EventRecorder events;
   private final Clock clock;
+  /** Kinds of the manifests opened, by path. */
+  private final Map<String, String> kinds = new java.util.concurrent.ConcurrentHashMap<>();
 
   /**
    * What one sync found: each database's backup status, the BackedUp condition's parts, whether it
@@ -217,7 +226,8 @@ public final class TenantBackups {
     String token = runtime.tokens().issue(Access.UPLOAD, path, policy.deadlineDuration().plus(TOKEN_GRACE));
     Secret secret = BackupJob.secret(ctx, id, db.getName(), DataKey.generate().cleartext(),
         runtime.transferUrl() + TransferHandler.PATH + token);
-    BackupRecord attempt = new BackupRecord(id.toString(), id.started().toString(), null, null, null, null);
+    // The exact start, not the id's second: a request made later in that second is still to answer.
+    BackupRecord attempt = new BackupRecord(id.toString(), now.toString(), null, null, null, null);
     try {
       // The Secret first: the pod mounts it. If the Job is refused, the Secret goes at once.
       client.resource(secret).create();
@@ -232,7 +242,7 @@ public final class TenantBackups {
       String message = e.getStatus() != null && e.getStatus().getMessage() != null ? e.getStatus().getMessage() : e.getMessage();
       slots.release(new BackupSlots.Key(ctx.name(), db.getName()));
       events.record(ctx.tenant(), EventType.Warning, Reason.WriteFailed, db.getName() + ": backup Job refused: " + message);
-      attempt = new BackupRecord(id.toString(), id.started().toString(), now.toString(), null, Reason.WriteFailed.name(),
+      attempt = new BackupRecord(id.toString(), now.toString(), now.toString(), null, Reason.WriteFailed.name(),
           "the backup Job was refused: " + message);
       return new BackupStatus(status == null ? null : status.getLast(), attempt);
     }
@@ -249,15 +259,18 @@ public final class TenantBackups {
     BackupId id = BackupId.parse(annotations.get(BackupJob.BACKUP_ID));
     String path = annotations.get(BackupJob.OBJECT_PATH);
     String now = clock.instant().toString();
+    String started = status != null && status.getLastAttempt() != null && id.toString().equals(status.getLastAttempt().getId())
+        ? status.getLastAttempt().getStarted() : id.started().toString();
     Secret secret = cache.get(Secret.class, ctx.namespace(), job.getMetadata().getName());
     BackupRecord attempt;
     try {
       long bytes = prove(ctx, db, job, id, path, annotations.get(BackupJob.KIND), secret);
-      attempt = new BackupRecord(id.toString(), id.started().toString(), now, bytes, null, null);
+      attempt = new BackupRecord(id.toString(), started, now, bytes, null, null);
       LOG.info("backup proven {} {} {} {}", kv("tenant", ctx.name()), kv("database", db.getName()), kv("backup", id.toString()),
           kv("bytes", bytes));
+      prune(ctx, location(ctx, db));
     } catch (Unproven e) {
-      attempt = new BackupRecord(id.toString(), id.started().toString(), now, null, e.reason.name(), e.getMessage());
+      attempt = new BackupRecord(id.toString(), started, now, null, e.reason.name(), e.getMessage());
       LOG.warn("backup failed {} {} {} {} {}", kv("tenant", ctx.name()), kv("database", db.getName()),
           kv("backup", id.toString()), kv("reason", e.reason), kv("error", e.getMessage()));
       events.record(ctx.tenant(), EventType.Warning, e.reason, db.getName() + ": backup " + id + " failed: " + e.getMessage());
@@ -308,6 +321,48 @@ public final class TenantBackups {
     } catch (IOException | GeneralSecurityException e) {
       throw new Unproven(Reason.BackupCorrupt, path + " does not open with the backup's key: " + e.getMessage());
     }
+  }
+
+  /**
+   * Deletes what the plan no longer keeps ({@link Retention}), after a commit: from a complete
+   * listing only, and not at all when a manifest does not open (a committed backup would look
+   * uncommitted). A failure here leaves everything in place for the next commit.
+   */
+  private void prune(TenantContext ctx, BackupLocation location) {
+    try {
+      BackupListing listing = BackupListing.of(location, runtime.store().list(location.prefix()));
+      List<Retention.Backup> backups = new ArrayList<>();
+      for (Map.Entry<BackupId, BackupListing.Entry> entry : listing.entries().entrySet()) {
+        if (entry.getValue().committed()) {
+          backups.add(Retention.Backup.committed(entry.getKey(), kind(location, entry.getKey())));
+        } else {
+          backups.add(Retention.Backup.uncommitted(entry.getKey()));
+        }
+      }
+      BackupPolicy policy = ctx.plan().backup();
+      Retention.Decision decision = Retention.decide(backups, new Retention.Policy(policy.keepDaily(), policy.keepWeekly(),
+          KEEP_PRE_RESTORE, UNCOMMITTED_GRACE), clock.instant(), false);
+      for (BackupId id : decision.delete()) {
+        for (String path : listing.deletionOrder(id)) {
+          runtime.store().delete(path);
+        }
+        LOG.info("backup pruned {} {} {}", kv("tenant", ctx.name()), kv("database", location.database()), kv("backup", id.toString()));
+      }
+    } catch (BackupStoreUnavailableException | GeneralSecurityException e) {
+      LOG.warn("backups not pruned {} {} {}", kv("tenant", ctx.name()), kv("database", location.database()),
+          kv("error", e.getMessage()));
+    }
+  }
+
+  /** The kind a committed backup's manifest names; manifests never change, so each is opened once. */
+  private String kind(BackupLocation location, BackupId id) throws GeneralSecurityException {
+    String path = location.manifestPath(id);
+    String kind = kinds.get(path);
+    if (kind == null) {
+      kind = Manifest.open(runtime.store().read(path), runtime.kek(), path).kind();
+      kinds.put(path, kind);
+    }
+    return kind;
   }
 
   /** The agent's termination message, from the Job's pod; null if it wrote none. */

@@ -57,7 +57,8 @@ class BackupIT {
     Path root = Files.createTempDirectory("tenantry-backups-");
     store = new LocalBackupStore(root);
     harness = OperatorHarness.withBackups(cluster, OperatorConfig.defaults()
-        .with("{templateNamespace: tenantry-templates-backup, backups: {maxConcurrent: 2}}"), store);
+        .with("{templateNamespace: tenantry-templates-backup, backups: {maxConcurrent: 2},"
+            + " plans: {standard: {backup: {keepDaily: 1, keepWeekly: 0}}}}"), store);
   }
 
   @AfterAll
@@ -142,6 +143,81 @@ class BackupIT {
     assertThat(condition(failed).getReason()).isEqualTo("DumpFailed");
     assertThat(condition(failed).getMessage()).contains("password authentication failed");
     assertThat(warnings(name)).contains("DumpFailed");
+  }
+
+  @Test
+  void aRequestedBackupPrunesWhatThePlanNoLongerKeepsAndNothingElse() throws Exception {
+    String name = uniqueName("pruned");
+    Tenant tenant = create(name);
+    BackupLocation location = new BackupLocation("local", name, tenant.getMetadata().getUid(), "main");
+    try (RealPostgres postgres = startDatabase(name)) {
+      fill(postgres, name);
+      String first = backUp(name, postgres);
+      // A leftover of a backup that never committed, two days old, and a file Tenantry did not write.
+      BackupId leftover = BackupId.next("main", java.time.Instant.now().minus(Duration.ofDays(2)));
+      store.create(location.objectPath(leftover), new java.io.ByteArrayInputStream(new byte[] {1, 2, 3}));
+      store.create(location.prefix() + "notes.txt", new java.io.ByteArrayInputStream(new byte[] {4}));
+
+      client.resources(Tenant.class).withName(name).edit(t -> {
+        t.getMetadata().getAnnotations().put(TenantBackups.REQUESTED, java.time.Instant.now().toString());
+        return t;
+      });
+      String second = backUp(name, postgres);
+
+      assertThat(second).isNotEqualTo(first);
+      BackupId id = BackupId.parse(second);
+      await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(store.list(location.prefix()))
+          .extracting(StoredObject::path)
+          .containsExactly(location.objectPath(id), location.manifestPath(id), location.prefix() + "notes.txt"));
+      Manifest manifest = Manifest.open(store.read(location.manifestPath(id)), harness.backupRuntime().kek(),
+          location.manifestPath(id));
+      assertThat(manifest.kind()).isEqualTo("on-demand");
+    }
+  }
+
+  @Test
+  void noMoreBackupsRunThanTheClusterAllowsAndEachEndAdmitsTheNext() throws Exception {
+    List<String> names = List.of(uniqueName("slot"), uniqueName("slot"), uniqueName("slot"));
+    for (String name : names) {
+      client.resources(Tenant.class).resource(OperatorHarness.tenant(name, 1, true)).create();
+    }
+    await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(200))
+        .until(() -> names.stream().mapToInt(n -> jobs(n).size()).sum() == 2);
+    harness.awaitIdle();
+    Thread.sleep(1000);
+    assertThat(names.stream().mapToInt(n -> jobs(n).size()).sum()).as("backup Jobs at once, maxConcurrent 2").isEqualTo(2);
+    String waiting = names.stream().filter(n -> jobs(n).isEmpty()).findFirst().orElseThrow();
+    String running = names.stream().filter(n -> !jobs(n).isEmpty()).findFirst().orElseThrow();
+
+    Job job = jobs(running).get(0);
+    Pod pod = Kubelet.awaitRunningPod(client, namespace(running), job.getMetadata().getName());
+    Kubelet.terminate(client, pod, List.of(new Kubelet.Ended(BackupJob.DUMP, 1, "", ""),
+        new Kubelet.Ended(BackupJob.AGENT, 1, "", "")));
+
+    await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(200)).until(() -> jobs(waiting).size() == 1);
+    assertThat(names.stream().mapToInt(n -> jobs(n).size()).sum()).isEqualTo(2);
+    for (String name : names) {
+      for (Job left : jobs(name)) {
+        Kubelet.terminate(client, Kubelet.awaitRunningPod(client, namespace(name), left.getMetadata().getName()),
+            List.of(new Kubelet.Ended(BackupJob.DUMP, 1, "", ""), new Kubelet.Ended(BackupJob.AGENT, 1, "", "")));
+      }
+    }
+  }
+
+  /** Runs the tenant's next backup Job against {@code postgres}; the id once proven. */
+  private static String backUp(String name, RealPostgres postgres) throws Exception {
+    Job job = awaitBackupJob(name);
+    String id = job.getMetadata().getAnnotations().get(BackupJob.BACKUP_ID);
+    Pod pod = Kubelet.awaitRunningPod(client, namespace(name), job.getMetadata().getName());
+    List<Kubelet.Ended> ended = Kubelet.run(client, pod, loopback(postgres));
+    assertThat(ended).as("%s", ended).allMatch(e -> e.exitCode() == 0);
+    await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(200)).until(() -> {
+      Tenant t = client.resources(Tenant.class).withName(name).get();
+      BackupRecord last = t.getStatus().getDatabases().get(0).getBackup() == null ? null
+          : t.getStatus().getDatabases().get(0).getBackup().getLast();
+      return last != null && id.equals(last.getId()) && jobs(name).isEmpty();
+    });
+    return id;
   }
 
   private static Tenant create(String name) {
