@@ -16,7 +16,8 @@ import java.util.Map;
  * Network isolation of a tenant namespace: all ingress and egress denied, then allowed within the
  * namespace, from the edge namespace to the exposed apps' ports, to the cluster DNS, and to the plan's egress
  * destinations, which never include the cloud metadata address (a compromised app must not read
- * the node's credentials, reach other tenants or clusters' private services).
+ * the node's credentials, reach other tenants or clusters' private services); backup pods also
+ * reach the operator's transfer endpoint.
  */
 public final class NetworkPolicyModel {
 
@@ -45,6 +46,9 @@ public final class NetworkPolicyModel {
     if (!exposed.isEmpty()) {
       policies.add(2, fromEdge(ctx, exposed));
     }
+    if (ctx.config().backups().enabled()) {
+      policies.add(toTransfer(ctx));
+    }
     List<EgressRule> egress = ctx.plan().egress();
     if (!egress.isEmpty()) {
       policies.add(policy(ctx, Names.ALLOW_EGRESS).withNewSpec().withNewPodSelector().endPodSelector()
@@ -66,6 +70,22 @@ public final class NetworkPolicyModel {
         .withPorts(exposed.stream().map(AppSpec::getPort).distinct()
             .map(port -> new NetworkPolicyPortBuilder().withProtocol("TCP").withPort(new IntOrString(port)).build()).toList())
         .endIngress()
+        .endSpec().build();
+  }
+
+  /**
+   * Backup pods reach the operator's transfer endpoint (in the operator's namespace, on its port),
+   * where their one-object token is all they can use; no other pod of the tenant does.
+   */
+  private static NetworkPolicy toTransfer(TenantContext ctx) {
+    return policy(ctx, Names.ALLOW_BACKUP_TRANSFER).withNewSpec()
+        .withNewPodSelector().addToMatchLabels(Labels.COMPONENT, Labels.COMPONENT_BACKUP).endPodSelector()
+        .withPolicyTypes("Egress")
+        .addNewEgress().addNewTo().withNewNamespaceSelector()
+        .withMatchLabels(Map.of(NAMESPACE_NAME, ctx.config().operatorNamespace())).endNamespaceSelector().endTo()
+        .addToPorts(new NetworkPolicyPortBuilder().withProtocol("TCP")
+            .withPort(new IntOrString(ctx.config().backups().transferPort())).build())
+        .endEgress()
         .endSpec().build();
   }
 

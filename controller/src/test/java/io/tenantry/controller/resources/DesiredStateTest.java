@@ -136,6 +136,24 @@ class DesiredStateTest {
   }
 
   @Test
+  void withBackupsOnlyBackupPodsReachTheOperatorsTransferPort() {
+    assertThat(NetworkPolicyModel.networkPolicies(context(tenant(), OperatorConfig.defaults())))
+        .noneMatch(p -> p.getMetadata().getName().equals("allow-backup-transfer"));
+
+    OperatorConfig backups = OperatorConfig.defaults().with("{backups: {enabled: true, transferPort: 9443}}");
+    NetworkPolicy transfer = NetworkPolicyModel.networkPolicies(context(tenant(), backups)).stream()
+        .filter(p -> p.getMetadata().getName().equals("allow-backup-transfer")).findFirst().orElseThrow();
+    assertThat(transfer.getSpec().getPodSelector().getMatchLabels())
+        .containsExactly(Map.entry("app.kubernetes.io/component", "backup"));
+    assertThat(transfer.getSpec().getPolicyTypes()).containsExactly("Egress");
+    assertThat(transfer.getSpec().getEgress()).singleElement().satisfies(rule -> {
+      assertThat(rule.getTo()).singleElement().satisfies(to -> assertThat(to.getNamespaceSelector().getMatchLabels())
+          .containsExactly(Map.entry("kubernetes.io/metadata.name", "tenantry-system")));
+      assertThat(rule.getPorts()).extracting(p -> p.getPort().getIntVal()).containsExactly(9443);
+    });
+  }
+
+  @Test
   void aPlanWithoutEgressReachesNothingBeyondItsNamespaceAndDns() {
     OperatorConfig closed = OperatorConfig.parse("plans: {standard: {quota: {pods: \"5\"}}}");
     assertThat(NetworkPolicyModel.networkPolicies(context(tenant(), closed))).extracting(p -> p.getMetadata().getName())

@@ -1,0 +1,104 @@
+package io.tenantry.controller.backup;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.tenantry.api.v1alpha1.DatabaseEngine;
+import io.tenantry.api.v1alpha1.DatabaseSpec;
+import io.tenantry.api.v1alpha1.Tenant;
+import io.tenantry.api.v1alpha1.TenantSpec;
+import io.tenantry.api.v1alpha1.TenantState;
+import io.tenantry.backup.BackupId;
+import io.tenantry.backup.postgres.PostgresCommands;
+import io.tenantry.controller.config.OperatorConfig;
+import io.tenantry.controller.resources.TenantContext;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+class BackupJobTest {
+
+  private static final BackupId ID = BackupId.parse("main-20261126-020000-a1b2c3");
+  private static final String PATH = "backups/local/acme-uid/main/" + ID + ".dump.enc";
+
+  @Test
+  void theDumpRunsInTheDatabasesOwnImageAndTheAgentInTheOperatorsBothRestricted() {
+    Job job = BackupJob.job(context(), database(), ID, PATH, "scheduled", Duration.ofHours(2));
+
+    assertThat(job.getMetadata().getName()).isEqualTo("backup-main-20261126-020000-a1b2c3").hasSizeLessThanOrEqualTo(63);
+    assertThat(job.getMetadata().getNamespace()).isEqualTo("tenant-acme");
+    assertThat(job.getMetadata().getLabels()).containsEntry("app.kubernetes.io/managed-by", "tenantry")
+        .containsEntry("app.kubernetes.io/component", "backup").containsEntry("app.kubernetes.io/name", "main");
+    assertThat(job.getMetadata().getAnnotations()).containsEntry(BackupJob.BACKUP_ID, ID.toString())
+        .containsEntry(BackupJob.OBJECT_PATH, PATH).containsEntry(BackupJob.KIND, "scheduled");
+    assertThat(job.getSpec().getBackoffLimit()).isZero();
+    assertThat(job.getSpec().getActiveDeadlineSeconds()).isEqualTo(7200L);
+    PodSpec pod = job.getSpec().getTemplate().getSpec();
+    assertThat(pod.getRestartPolicy()).isEqualTo("Never");
+    assertThat(pod.getAutomountServiceAccountToken()).isFalse();
+    assertThat(pod.getSecurityContext().getRunAsNonRoot()).isTrue();
+
+    Container dump = pod.getContainers().get(0);
+    assertThat(dump.getName()).isEqualTo("dump");
+    assertThat(dump.getImage()).isEqualTo("docker.io/library/postgres:16.4");
+    assertThat(dump.getCommand()).containsExactly("sh", "-c", PostgresCommands.dumpScript());
+    assertThat(values(dump)).containsEntry("PGHOST", "db-main.tenant-acme.svc.cluster.local").containsEntry("PGPORT", "5432")
+        .containsEntry("WORK", "/work");
+    assertThat(dump.getEnv()).filteredOn(e -> e.getName().equals("PGPASSWORD")).singleElement()
+        .satisfies(e -> assertThat(e.getValueFrom().getSecretKeyRef().getName()).isEqualTo("db-main-credentials"));
+
+    Container agent = pod.getContainers().get(1);
+    assertThat(agent.getImage()).isEqualTo("tenantry-operator:0.1.0");
+    assertThat(agent.getCommand()).contains(BackupJob.AGENT_MAIN);
+    assertThat(String.join(" ", agent.getArgs())).isEqualTo("backup --work /work --key /var/run/tenantry-backup/data-key"
+        + " --target /var/run/tenantry-backup/target --object-path " + PATH + " --report /dev/termination-log");
+    assertThat(agent.getTerminationMessagePolicy()).isEqualTo("File");
+    for (Container container : pod.getContainers()) {
+      assertThat(container.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+      assertThat(container.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
+      assertThat(container.getResources().getLimits()).containsKey("memory");
+    }
+    assertThat(pod.getVolumes()).filteredOn(v -> v.getSecret() != null).singleElement()
+        .satisfies(v -> assertThat(v.getSecret().getSecretName()).isEqualTo(job.getMetadata().getName()));
+  }
+
+  @Test
+  void theSecretHoldsTheKeyAndTheOneObjectTargetAndNothingElse() {
+    Secret secret = BackupJob.secret(context(), ID, "main", new byte[] {1, 2, 3}, "http://transfer/backup-transfer/v1/token");
+
+    assertThat(secret.getData()).containsOnlyKeys("data-key", "target");
+    assertThat(BackupJob.dataKey(secret)).containsExactly(1, 2, 3);
+    assertThat(new String(Base64.getDecoder().decode(secret.getData().get("target")), StandardCharsets.UTF_8))
+        .isEqualTo("http://transfer/backup-transfer/v1/token");
+    assertThat(secret.getMetadata().getLabels()).containsEntry("app.kubernetes.io/component", "backup");
+    assertThat(TenantBackups.isBackupObject(secret)).isTrue();
+    assertThat(BackupJob.dataKey(null)).isNull();
+  }
+
+  private static Map<String, String> values(Container container) {
+    return container.getEnv().stream().filter(e -> e.getValue() != null).collect(Collectors.toMap(EnvVar::getName, EnvVar::getValue));
+  }
+
+  private static DatabaseSpec database() {
+    return new DatabaseSpec("main", DatabaseEngine.POSTGRES, "16.4", "1Gi");
+  }
+
+  private static TenantContext context() {
+    Tenant tenant = new Tenant();
+    tenant.getMetadata().setName("acme");
+    tenant.getMetadata().setUid("acme-uid");
+    TenantSpec spec = new TenantSpec();
+    spec.setState(TenantState.Active);
+    spec.getDatabases().add(database());
+    tenant.setSpec(spec);
+    OperatorConfig config = OperatorConfig.defaults();
+    return new TenantContext(tenant, config, config.plans().get("standard"));
+  }
+}
