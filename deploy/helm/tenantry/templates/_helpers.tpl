@@ -45,8 +45,16 @@ system:serviceaccount:{{ .Release.Namespace }}:{{ .Values.serviceAccount.name }}
 {{- define "tenantry.probePort" -}}
 {{ .Values.config.probePort | default 8081 }}
 {{- end -}}
+{{- define "tenantry.transferPort" -}}
+{{ (.Values.config.backups | default dict).transferPort | default 8082 }}
+{{- end -}}
+{{/* Whether the operator backs up (config.backups.enabled): the transfer endpoint is served then. */}}
+{{- define "tenantry.backups" -}}
+{{- if (.Values.config.backups | default dict).enabled -}}true{{- end -}}
+{{- end -}}
 
 {{- define "tenantry.storeDir" -}}/var/lib/tenantry/secret-store{{- end -}}
+{{- define "tenantry.backupDir" -}}/var/lib/tenantry/backups{{- end -}}
 {{- define "tenantry.tokenDir" -}}/etc/tenantry/allocation{{- end -}}
 
 {{/*
@@ -69,6 +77,22 @@ release namespace for the Lease, the mounted token file, the mounted store by de
 {{- end -}}
 {{- if $allocation -}}
 {{- $_ := set $config "allocation" $allocation -}}
+{{- end -}}
+{{- if include "tenantry.backups" . -}}
+{{- $backups := deepCopy $config.backups -}}
+{{- if not (hasPrefix "gs://" ($backups.location | default "")) -}}
+{{- if not .Values.backups.existingClaim -}}
+{{- fail "backups.existingClaim: required when config.backups.enabled with a file: location (a volume for the backups), or set config.backups.location to gs://<bucket>" -}}
+{{- end -}}
+{{- $_ := set $backups "location" (printf "file:%s" (include "tenantry.backupDir" .)) -}}
+{{- end -}}
+{{- if not $backups.transferUrl -}}
+{{- $_ := set $backups "transferUrl" (printf "http://%s-transfer.%s.svc.%s:%s" (include "tenantry.fullname" .) .Release.Namespace ($config.clusterDomain | default "cluster.local") (include "tenantry.transferPort" .)) -}}
+{{- end -}}
+{{- if not $backups.agentImage -}}
+{{- $_ := set $backups "agentImage" (include "tenantry.image" .) -}}
+{{- end -}}
+{{- $_ := set $config "backups" $backups -}}
 {{- end -}}
 {{- toYaml $config -}}
 {{- end -}}

@@ -14,7 +14,7 @@ import java.util.TreeMap;
  * (and so verifies) for the committed entries. One that fails to open is no reason to call its backup
  * uncommitted: the grace rule would delete it.
  *
- * @param entries by id, every id with an object or a manifest at its path
+ * @param entries by id, every id with an object, a manifest or an agent's report at its path
  * @param unknown paths under the prefix that are no backup's object or manifest (unparsable names, other
  *     suffixes, another database's id, nested paths): never deleted, as nothing here knows what they are
  */
@@ -57,15 +57,20 @@ public record BackupListing(BackupLocation location, SortedMap<BackupId, Entry> 
         unknown.add(path);
         continue;
       }
-      boolean isObject = path.equals(location.objectPath(id));
       Entry entry = entries.getOrDefault(id, new Entry(false, false));
-      entries.put(id, isObject ? new Entry(true, entry.manifest()) : new Entry(entry.object(), true));
+      if (path.equals(location.objectPath(id))) {
+        entry = new Entry(true, entry.manifest());
+      } else if (path.equals(location.manifestPath(id))) {
+        entry = new Entry(entry.object(), true);
+      }
+      // A report alone (a backup whose dump failed) is an uncommitted entry: it goes after the grace.
+      entries.put(id, entry);
     }
     return new BackupListing(location, entries, unknown);
   }
 
   /**
-   * The paths to delete for backup {@code id}, in order: the manifest, then the object. An interrupted
+   * The paths to delete for backup {@code id}, in order: the manifest, the report, then the object. An interrupted
    * deletion then leaves an uncommitted object, which the grace rule removes later, never a manifest
    * without its object. Both paths are named whatever the listing saw: deleting a missing one does
    * nothing, and a manifest written since the listing goes before its object too.
@@ -76,7 +81,7 @@ public record BackupListing(BackupLocation location, SortedMap<BackupId, Entry> 
     if (!entries.containsKey(id)) {
       throw new IllegalArgumentException("backup " + id + " is not in the listing of " + location.prefix());
     }
-    return List.of(location.manifestPath(id), location.objectPath(id));
+    return List.of(location.manifestPath(id), location.reportPath(id), location.objectPath(id));
   }
 
   /** The id whose object or manifest is exactly at {@code path}, or null. */
@@ -87,6 +92,8 @@ public record BackupListing(BackupLocation location, SortedMap<BackupId, Entry> 
       stem = name.substring(0, name.length() - BackupLocation.OBJECT_SUFFIX.length());
     } else if (name.endsWith(BackupLocation.MANIFEST_SUFFIX)) {
       stem = name.substring(0, name.length() - BackupLocation.MANIFEST_SUFFIX.length());
+    } else if (name.endsWith(BackupLocation.REPORT_SUFFIX)) {
+      stem = name.substring(0, name.length() - BackupLocation.REPORT_SUFFIX.length());
     } else {
       return null;
     }
@@ -97,7 +104,8 @@ public record BackupListing(BackupLocation location, SortedMap<BackupId, Entry> 
       return null;
     }
     boolean ours = id.database().equals(location.database())
-        && (path.equals(location.objectPath(id)) || path.equals(location.manifestPath(id)));
+        && (path.equals(location.objectPath(id)) || path.equals(location.manifestPath(id))
+            || path.equals(location.reportPath(id)));
     return ours ? id : null;
   }
 }

@@ -16,6 +16,7 @@ public record BackupLocation(String cluster, String tenant, String tenantUid, St
   private static final Pattern UID = Pattern.compile("[A-Za-z0-9-]{1,64}");
   static final String OBJECT_SUFFIX = ".dump.enc";
   static final String MANIFEST_SUFFIX = ".manifest";
+  static final String REPORT_SUFFIX = ".report";
 
   public BackupLocation {
     requireLabel("cluster", cluster);
@@ -44,6 +45,19 @@ public record BackupLocation(String cluster, String tenant, String tenantUid, St
   /** The encrypted dump of backup {@code id}. */
   public String objectPath(BackupId id) {
     return prefix() + id + OBJECT_SUFFIX;
+  }
+
+  /** What the agent of backup {@code id}'s Job reported, success or failure (its first error line). */
+  public String reportPath(BackupId id) {
+    return prefix() + id + REPORT_SUFFIX;
+  }
+
+  /** The report path that goes with an object path: a transfer token names the object only. */
+  public static String reportPathOf(String objectPath) {
+    if (!objectPath.endsWith(OBJECT_SUFFIX)) {
+      throw new IllegalArgumentException("not a backup object's path: " + objectPath);
+    }
+    return objectPath.substring(0, objectPath.length() - OBJECT_SUFFIX.length()) + REPORT_SUFFIX;
   }
 
   /** The sealed manifest that proves backup {@code id}. */

@@ -8,6 +8,7 @@ import io.tenantry.backup.BackupListing.Entry;
 import io.tenantry.backup.store.StoredObject;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
@@ -89,10 +90,20 @@ class BackupListingTest {
         PREFIX + "app-20261124-020000-0a0a0a.manifest",
         PREFIX + "app-20261125-020000-0b0b0b.dump.enc");
 
-    assertThat(listing.deletionOrder(A)).containsExactly(
-        PREFIX + "app-20261124-020000-0a0a0a.manifest", PREFIX + "app-20261124-020000-0a0a0a.dump.enc");
+    assertThat(listing.deletionOrder(A)).containsExactly(PREFIX + "app-20261124-020000-0a0a0a.manifest",
+        PREFIX + "app-20261124-020000-0a0a0a.report", PREFIX + "app-20261124-020000-0a0a0a.dump.enc");
     assertThat(listing.deletionOrder(B)).as("a manifest written since the listing goes first too").containsExactly(
-        PREFIX + "app-20261125-020000-0b0b0b.manifest", PREFIX + "app-20261125-020000-0b0b0b.dump.enc");
+        PREFIX + "app-20261125-020000-0b0b0b.manifest", PREFIX + "app-20261125-020000-0b0b0b.report",
+        PREFIX + "app-20261125-020000-0b0b0b.dump.enc");
+  }
+
+  @Test
+  void anAgentsReportAloneIsAnUncommittedBackupNotAnUnknownFile() {
+    BackupListing listing = listing(PREFIX + "app-20261124-020000-0a0a0a.report");
+
+    assertThat(listing.unknown()).isEmpty();
+    assertThat(listing.entries()).containsExactly(Map.entry(A, new BackupListing.Entry(false, false)));
+    assertThat(listing.entries().get(A).committed()).isFalse();
   }
 
   @Test

@@ -109,6 +109,7 @@ class BackupRoundTripIT {
       StoredObject stored = store.stat(path).orElseThrow();
       assertThat(stored.size()).isEqualTo(backup.report().objectBytes());
       assertThat(stored.crc32c()).isEqualTo(backup.report().crc32c());
+      assertThat(reportIn(store, path)).as("the report beside the object, for the operator").isEqualTo(backup.report());
       byte[] bytes = store.read(path);
       assertThat(BackupFormatTest.indexOf(bytes, CANARY.getBytes(StandardCharsets.UTF_8))).isNegative();
       assertThat(BackupFormatTest.indexOf(bytes, "PGDMP".getBytes(StandardCharsets.US_ASCII))).isNegative();
@@ -167,6 +168,7 @@ class BackupRoundTripIT {
       assertThat(ended.report().outcome()).as(ended.toString()).isEqualTo("dumpFailed");
       assertThat(ended.report().error()).startsWith("pg_dump exited with 1: pg_dump: error:");
       assertThat(store.stat(path)).isEmpty();
+      assertThat(reportIn(store, path)).isEqualTo(ended.report());
       assertThat(store.list(LOCATION.prefix())).noneMatch(object -> object.path().equals(path));
     }
   }
@@ -287,6 +289,11 @@ class BackupRoundTripIT {
       }
     }
     return content;
+  }
+
+  private static io.tenantry.backup.agent.AgentReport reportIn(BackupStore store, String objectPath) {
+    return io.tenantry.backup.agent.AgentReport.fromJson(
+        new String(store.read(BackupLocation.reportPathOf(objectPath)), StandardCharsets.UTF_8));
   }
 
   private static void terminateWhenRunning(String application) throws Exception {

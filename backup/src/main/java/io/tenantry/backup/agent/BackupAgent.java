@@ -3,6 +3,7 @@ package io.tenantry.backup.agent;
 import io.tenantry.backup.BackupFormat;
 import io.tenantry.backup.BackupHeader;
 import io.tenantry.backup.DataKey;
+import io.tenantry.backup.transfer.TransferHandler;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -45,8 +46,9 @@ import java.util.zip.CheckedInputStream;
  *
  * Arguments are {@code --name value} pairs; the password is libpq's {@code PGPASSWORD}, the server
  * {@code PGHOST}, {@code PGPORT}, {@code PGDATABASE}, {@code PGUSER}. It ends with 0 only on
- * success, always after writing its {@link AgentReport} to {@code --report}
- * (the container's termination message). It never prints a key, a token or a password.
+ * success, always after writing its {@link AgentReport} to {@code --report} (the container's
+ * termination message, for people) and, for a backup, beside the object in the store (for the
+ * operator). It never prints a key, a token or a password.
  */
 public final class BackupAgent {
 
@@ -89,6 +91,9 @@ public final class BackupAgent {
       Files.writeString(Path.of(agent.option("report")), report.toJson(), StandardCharsets.UTF_8);
     } catch (IOException | RuntimeException e) {
       System.err.println("cannot write the report: " + e.getMessage());
+    }
+    if (args[0].equals("backup")) {
+      agent.send(report);
     }
     System.err.println("backup-agent " + args[0] + ": " + report.outcome()
         + (report.error() == null ? "" : ": " + report.error()));
@@ -153,6 +158,30 @@ public final class BackupAgent {
         return AgentReport.failed("uploadFailed", "the transfer endpoint answered " + status + ": " + body(upload));
       }
       return new AgentReport("uploaded", null, sent.bytes(), plaintext, sent.sha256(), sent.crc32c());
+    }
+  }
+
+  /**
+   * Sends the report beside the object, where the operator reads it: it never reads pods. Best
+   * effort: without it the operator still judges by the store, only without the error's words.
+   */
+  void send(AgentReport report) {
+    try {
+      HttpURLConnection put = (HttpURLConnection) URI.create(target() + TransferHandler.REPORT).toURL().openConnection();
+      put.setRequestMethod("PUT");
+      put.setDoOutput(true);
+      byte[] json = report.toJson().getBytes(StandardCharsets.UTF_8);
+      put.setFixedLengthStreamingMode(json.length);
+      put.setRequestProperty("Content-Type", "application/json");
+      try (OutputStream out = put.getOutputStream()) {
+        out.write(json);
+      }
+      int status = put.getResponseCode();
+      if (status != 201) {
+        System.err.println("the transfer endpoint refused the report: " + status + " " + body(put));
+      }
+    } catch (IOException | RuntimeException e) {
+      System.err.println("cannot send the report: " + e.getMessage());
     }
   }
 

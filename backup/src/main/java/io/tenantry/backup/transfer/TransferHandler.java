@@ -2,6 +2,7 @@ package io.tenantry.backup.transfer;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
+import io.tenantry.backup.BackupLocation;
 import io.tenantry.backup.store.BackupStore;
 import io.tenantry.backup.store.BackupStoreUnavailableException;
 import io.tenantry.backup.store.NoSuchObjectException;
@@ -21,14 +22,18 @@ import org.slf4j.LoggerFactory;
 /**
  * The operator's transfer endpoint, {@code /backup-transfer/v1/<token>}: how backup and restore
  * Jobs move encrypted bytes without holding any credential of the store. {@code PUT} with an upload
- * token creates its one object (201; 409 if it exists: never replaced); {@code GET} with a download
- * token streams its one object. Every other request is refused: another method (405), a token for
- * the other access or none at all (403). The bytes are ciphertext: the operator never sees a dump.
- * Tokens are never logged.
+ * token creates its one object (201; 409 if it exists: never replaced), and {@code PUT .../report}
+ * the agent's report beside it (at most {@value #MAX_REPORT_BYTES} bytes, also once); {@code GET}
+ * with a download token streams its one object. Every other request is refused: another method
+ * (405), a token for the other access or none at all (403). The object's bytes are ciphertext: the
+ * operator never sees a dump. Tokens are never logged.
  */
 public final class TransferHandler implements HttpHandler {
 
   public static final String PATH = "/backup-transfer/v1/";
+  /** Appended to an upload URL: where the agent's report goes. */
+  public static final String REPORT = "/report";
+  static final int MAX_REPORT_BYTES = 8192;
   private static final Logger log = LoggerFactory.getLogger(TransferHandler.class);
   private final TransferTokens tokens;
   private final BackupStore store;
@@ -59,16 +64,18 @@ public final class TransferHandler implements HttpHandler {
         answer(exchange, 403, "this token grants " + grant.access().name().toLowerCase(java.util.Locale.ROOT) + " only");
         return;
       }
-      if (wanted == Access.UPLOAD) {
-        upload(exchange, grant.path());
+      if (wanted == Access.UPLOAD && report(exchange)) {
+        upload(exchange, BackupLocation.reportPathOf(grant.path()), MAX_REPORT_BYTES);
+      } else if (wanted == Access.UPLOAD) {
+        upload(exchange, grant.path(), Long.MAX_VALUE);
       } else {
         download(exchange, grant.path());
       }
     }
   }
 
-  private void upload(HttpExchange exchange, String path) throws IOException {
-    try (InputStream body = exchange.getRequestBody()) {
+  private void upload(HttpExchange exchange, String path, long maxBytes) throws IOException {
+    try (InputStream body = new Bounded(exchange.getRequestBody(), maxBytes)) {
       StoredObject object = store.create(path, body);
       log.info("Stored backup object {} ({} bytes)", path, object.size());
       answer(exchange, 201, "{\"size\":" + object.size() + ",\"crc32c\":\"" + object.crc32c() + "\"}");
@@ -106,7 +113,37 @@ public final class TransferHandler implements HttpHandler {
 
   private static String token(HttpExchange exchange) {
     String path = exchange.getRequestURI().getRawPath();
-    return path.startsWith(PATH) ? path.substring(PATH.length()) : "";
+    String token = path.startsWith(PATH) ? path.substring(PATH.length()) : "";
+    return token.endsWith(REPORT) ? token.substring(0, token.length() - REPORT.length()) : token;
+  }
+
+  private static boolean report(HttpExchange exchange) {
+    return exchange.getRequestURI().getRawPath().endsWith(REPORT);
+  }
+
+  /** A body cut off past {@code max} bytes: the store then stores nothing. */
+  private static final class Bounded extends java.io.FilterInputStream {
+    private long left;
+
+    Bounded(InputStream in, long max) {
+      super(in);
+      this.left = max;
+    }
+
+    @Override
+    public int read() throws IOException {
+      byte[] one = new byte[1];
+      return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      int n = super.read(b, off, len);
+      if (n > 0 && (left -= n) < 0) {
+        throw new IOException("more than the " + MAX_REPORT_BYTES + " bytes a report may have");
+      }
+      return n;
+    }
   }
 
   private static void answer(HttpExchange exchange, int status, String body) throws IOException {

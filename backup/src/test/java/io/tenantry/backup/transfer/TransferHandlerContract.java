@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.google.crypto.tink.Aead;
 import com.sun.net.httpserver.HttpServer;
 import io.tenantry.backup.store.BackupStore;
+import io.tenantry.backup.store.StoredObject;
 import io.tenantry.backup.store.Crc32cs;
 import io.tenantry.backup.transfer.TransferTokens.Access;
 import io.tenantry.secretstore.LocalKeyset;
@@ -94,6 +95,26 @@ abstract class TransferHandlerContract {
     assertThat(again.statusCode()).isEqualTo(409);
     assertThat(store.read(PATH)).isEqualTo(bytes);
     assertThat(store.list("backups/")).hasSize(1);
+  }
+
+  @Test
+  void anUploadTokenAlsoPutsItsAgentsReportBesideTheObjectOnceAndSmall() throws Exception {
+    String upload = tokens.issue(Access.UPLOAD, PATH, TTL);
+    String reportPath = PATH.replace(".dump.enc", ".report");
+    byte[] report = "{\"outcome\":\"dumpFailed\"}".getBytes(StandardCharsets.UTF_8);
+
+    assertThat(endpoint.put(upload + TransferHandler.REPORT, report).statusCode()).isEqualTo(201);
+    assertThat(store.read(reportPath)).isEqualTo(report);
+    assertThat(endpoint.put(upload + TransferHandler.REPORT, report).statusCode()).isEqualTo(409);
+    assertThat(store.stat(PATH)).as("the object is still to come").isEmpty();
+
+    String other = tokens.issue(Access.UPLOAD, PATH.replace("abcdef", "fedcba"), TTL);
+    assertThat(endpoint.put(other + TransferHandler.REPORT, randomBytes(TransferHandler.MAX_REPORT_BYTES + 1, 9))
+        .statusCode()).as("a report larger than a report").isEqualTo(400);
+    assertThat(store.list("backups/")).extracting(StoredObject::path).containsExactly(reportPath);
+    String download = tokens.issue(Access.DOWNLOAD, PATH, TTL);
+    assertThat(endpoint.get(download + TransferHandler.REPORT).statusCode()).as("reports are the operator's to read")
+        .isIn(403, 404);
   }
 
   @Test

@@ -2,9 +2,7 @@ package io.tenantry.controller.backup;
 
 import static net.logstash.logback.argument.StructuredArguments.kv;
 
-import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
@@ -66,8 +64,8 @@ import org.slf4j.LoggerFactory;
  *       object must exist with the size and CRC32C the agent reported and must open with the
  *       backup's key; only then is the manifest written (create-only, so a commit repeated after a
  *       crash finds its own manifest and goes on). Then the Job and its Secret are deleted and the
- *       retention runs. One LIST of the Job's pods reads the agent's report: the only API call a
- *       backup adds besides its own objects.
+ *       retention runs. The agent's report (what it sent, or its first error line) is read from
+ *       the store too, where the agent put it beside the object: the operator never reads pods.
  *   <li>A backup is due by {@link BackupSchedule} from the status's last attempt, or when the
  *       annotation {@value #REQUESTED} names a time after it (tenantctl backup). It starts only for an
  *       Active tenant whose database is ready, and only with a slot ({@link BackupSlots}).
@@ -285,7 +283,7 @@ public final class TenantBackups {
 
   /** The object's size once proven and its manifest committed; else {@link Unproven} with the reason. */
   private long prove(TenantContext ctx, DatabaseSpec db, Job job, BackupId id, String path, String kind, Secret secret) {
-    AgentReport report = report(ctx, job);
+    AgentReport report = report(path);
     if (report != null && !report.succeeded()) {
       throw new Unproven("dumpFailed".equals(report.outcome()) ? Reason.DumpFailed : Reason.UploadFailed, report.error());
     }
@@ -365,26 +363,18 @@ public final class TenantBackups {
     return kind;
   }
 
-  /** The agent's termination message, from the Job's pod; null if it wrote none. */
-  private AgentReport report(TenantContext ctx, Job job) {
-    List<Pod> pods = client.pods().inNamespace(ctx.namespace()).withLabel("job-name", job.getMetadata().getName()).list()
-        .getItems();
-    for (Pod pod : pods) {
-      List<ContainerStatus> statuses = pod.getStatus() == null ? List.of() : pod.getStatus().getContainerStatuses();
-      for (ContainerStatus status : statuses == null ? List.<ContainerStatus>of() : statuses) {
-        if (BackupJob.AGENT.equals(status.getName()) && status.getState() != null && status.getState().getTerminated() != null) {
-          String message = status.getState().getTerminated().getMessage();
-          if (message != null && !message.isBlank()) {
-            try {
-              return AgentReport.fromJson(message);
-            } catch (RuntimeException e) {
-              return AgentReport.failed("uploadFailed", "the agent's report does not parse: " + message);
-            }
-          }
-        }
-      }
+  /** What the agent reported beside the object, or null if it reported nothing. */
+  private AgentReport report(String objectPath) {
+    String path = BackupLocation.reportPathOf(objectPath);
+    if (runtime.store().stat(path).isEmpty()) {
+      return null;
     }
-    return null;
+    String json = new String(runtime.store().read(path), java.nio.charset.StandardCharsets.UTF_8);
+    try {
+      return AgentReport.fromJson(json);
+    } catch (RuntimeException e) {
+      return AgentReport.failed("uploadFailed", "the agent's report does not parse: " + json);
+    }
   }
 
   private static String jobFailure(Job job) {

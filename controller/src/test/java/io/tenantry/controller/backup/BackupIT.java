@@ -91,7 +91,7 @@ class BackupIT {
     BackupLocation location = new BackupLocation("local", name, tenant.getMetadata().getUid(), "main");
     BackupId id = BackupId.parse(last.getId());
     assertThat(store.list(location.prefix())).extracting(StoredObject::path)
-        .containsExactly(location.objectPath(id), location.manifestPath(id));
+        .containsExactly(location.objectPath(id), location.manifestPath(id), location.reportPath(id));
     Manifest manifest = Manifest.open(store.read(location.manifestPath(id)), harness.backupRuntime().kek(),
         location.manifestPath(id));
     assertThat(manifest.tables()).containsEntry("public.orders", 1000L);
@@ -168,7 +168,8 @@ class BackupIT {
       BackupId id = BackupId.parse(second);
       await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(store.list(location.prefix()))
           .extracting(StoredObject::path)
-          .containsExactly(location.objectPath(id), location.manifestPath(id), location.prefix() + "notes.txt"));
+          .containsExactly(location.objectPath(id), location.manifestPath(id), location.reportPath(id),
+              location.prefix() + "notes.txt"));
       Manifest manifest = Manifest.open(store.read(location.manifestPath(id)), harness.backupRuntime().kek(),
           location.manifestPath(id));
       assertThat(manifest.kind()).isEqualTo("on-demand");

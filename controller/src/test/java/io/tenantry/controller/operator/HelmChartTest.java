@@ -189,6 +189,40 @@ class HelmChartTest {
   }
 
   @Test
+  void withBackupsEveryReplicaServesTheTransferEndpointToBackupPodsAlone() {
+    List<JsonNode> off = render();
+    assertThat(OperatorConfig.parse(configOf(off)).backups().enabled()).isFalse();
+    assertThat(off).noneMatch(o -> o.at("/metadata/name").asText().equals("tenantry-operator-transfer"));
+    Helm.Result noVolume = Helm.template("--set", "config.backups.enabled=true");
+    assertThat(noVolume.exit()).as("a file: store needs a volume").isNotZero();
+    assertThat(noVolume.err()).contains("backups.existingClaim: required");
+
+    List<JsonNode> objects = render("--set", "config.backups.enabled=true", "--set", "backups.existingClaim=tenantry-backups");
+    OperatorConfig config = OperatorConfig.parse(configOf(objects));
+    assertThat(config.backups().location()).isEqualTo("file:/var/lib/tenantry/backups");
+    assertThat(config.backupTransferUrl()).isEqualTo("http://tenantry-operator-transfer." + Helm.NAMESPACE
+        + ".svc.cluster.local:8082");
+    assertThat(config.backups().agentImage()).isEqualTo("tenantry-operator:" + chartAppVersion());
+    JsonNode pod = find(objects, "Deployment", "tenantry-operator").at("/spec/template/spec");
+    assertThat(pod.at("/containers/0/ports")).extracting(p -> p.get("name").asText() + "=" + p.get("containerPort").asInt())
+        .containsExactly("http=8080", "probes=8081", "transfer=8082");
+    assertThat(pod.at("/volumes")).anySatisfy(v -> assertThat(v.at("/persistentVolumeClaim/claimName").asText())
+        .isEqualTo("tenantry-backups"));
+    JsonNode service = find(objects, "Service", "tenantry-operator-transfer");
+    assertThat(service.at("/spec/selector").has("tenantry.io/leader")).as("every replica").isFalse();
+    assertThat(service.at("/spec/ports/0/port").asInt()).isEqualTo(8082);
+    JsonNode ingress = find(objects, "NetworkPolicy", "tenantry-operator").at("/spec/ingress");
+    assertThat(ingress).anySatisfy(rule -> {
+      assertThat(rule.at("/ports/0/port").asInt()).isEqualTo(8082);
+      assertThat(rule.at("/from/0/podSelector/matchLabels/app.kubernetes.io~1component").asText()).isEqualTo("backup");
+    });
+
+    OperatorConfig bucket = OperatorConfig.parse(configOf(render("--set", "config.backups.enabled=true",
+        "--set", "config.backups.location=gs://acme-backups")));
+    assertThat(bucket.backups().location()).isEqualTo("gs://acme-backups");
+  }
+
+  @Test
   void theConfigurationIsOneTheOperatorAcceptsWithWhatTheChartDecides() {
     OperatorConfig defaults = OperatorConfig.parse(configOf(render()));
     assertThat(defaults.operatorNamespace()).isEqualTo(Helm.NAMESPACE);
