@@ -19,7 +19,7 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @ShortNames("tn")
 // kubectl prints these in the order declared here (fabric8's generator sorts them by JSON path;
 // api/src/build/PrinterColumnOrder.java puts them back). The default view ends with AGE;
-// -o wide adds the customer, the namespace and the URL after it, as it does for pods.
+// -o wide adds the customer, the namespace, the URL and the backups after it, as it does for pods.
 @AdditionalPrinterColumn(name = "State", jsonPath = ".spec.state")
 @AdditionalPrinterColumn(name = "Phase", jsonPath = ".status.phase")
 @AdditionalPrinterColumn(name = "Plan", jsonPath = ".spec.plan")
@@ -29,6 +29,10 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "Organization", jsonPath = ".spec.organization", priority = 1)
 @AdditionalPrinterColumn(name = "Namespace", jsonPath = ".status.namespace", priority = 1)
 @AdditionalPrinterColumn(name = "URL", jsonPath = ".status.urls[0]", priority = 1)
+// How long ago the first database's newest backup was proven (kubectl shows a date column as an age).
+@AdditionalPrinterColumn(name = "BackedUp", jsonPath = ".status.conditions[?(@.type==\"BackedUp\")].status", priority = 1)
+@AdditionalPrinterColumn(name = "LastBackup", jsonPath = ".status.databases[0].backup.last.finished",
+    type = AdditionalPrinterColumn.Type.DATE, priority = 1)
 @ValidationRule(value = "self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",
     message = "metadata.name must be a DNS label: lowercase letters, digits and '-', starting with a letter and ending with a letter or digit")
 @ValidationRule(value = "size(self.metadata.name) <= " + Tenant.MAX_NAME_LENGTH,

@@ -58,17 +58,18 @@ class KubectlIT {
   }
 
   @Test
-  void getTenantsWideAddsOrganizationNamespaceAndUrlAfterAge() throws Exception {
+  void getTenantsWideAddsOrganizationNamespaceUrlAndBackupsAfterAge() throws Exception {
     String name = readyTenant("wide");
 
     // Columns by the header's offsets: the organization holds a space.
     List<String> lines = kubectl("get", "tn", name, "-o", "wide").lines().toList();
     Map<String, String> row = columns(lines.get(0), lines.get(1));
     assertThat(row.keySet()).containsExactly("NAME", "STATE", "PHASE", "PLAN", "VERSIONS", "READY", "AGE",
-        "ORGANIZATION", "NAMESPACE", "URL");
+        "ORGANIZATION", "NAMESPACE", "URL", "BACKEDUP", "LASTBACKUP");
     assertThat(row).containsEntry("NAME", name).containsEntry("STATE", "Active").containsEntry("READY", "True")
         .containsEntry("ORGANIZATION", "Acme Corp").containsEntry("NAMESPACE", "tenant-" + name)
-        .containsEntry("URL", "https://acme-corp.tenants.example.com/");
+        .containsEntry("URL", "https://acme-corp.tenants.example.com/")
+        .containsEntry("BACKEDUP", "True").containsEntry("LASTBACKUP", "3h");
   }
 
   @Test
@@ -107,6 +108,11 @@ class KubectlIT {
     Condition ready = new ConditionBuilder().withType("Ready").withStatus("True").withReason("Converged")
         .withMessage("all apps and databases are ready").withLastTransitionTime("2026-11-21T00:00:00Z").build();
     status.getConditions().add(ready);
+    status.getConditions().add(new ConditionBuilder().withType("BackedUp").withStatus("True").withReason("BackupCurrent")
+        .withMessage("newest proven backups: main").withLastTransitionTime("2026-11-21T00:00:00Z").build());
+    String proven = java.time.Instant.now().minus(java.time.Duration.ofHours(3)).toString();
+    status.setDatabases(List.of(new DatabaseStatus("main", true).withBackup(new BackupStatus(
+        new BackupRecord("main-20261121-000000-a1b2c3", proven, proven, 1024L, null, null), null))));
     tenant.setStatus(status);
     client.resources(Tenant.class).resource(tenant).updateStatus();
     return name;

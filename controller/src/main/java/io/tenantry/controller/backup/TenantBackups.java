@@ -34,6 +34,7 @@ import io.tenantry.controller.config.BackupPolicy;
 import io.tenantry.controller.config.Plan;
 import io.tenantry.controller.events.EventRecorder;
 import io.tenantry.controller.events.EventType;
+import io.tenantry.controller.metrics.BackupOutcomes;
 import io.tenantry.controller.resources.Labels;
 import io.tenantry.controller.resources.Names;
 import io.tenantry.controller.resources.TenantContext;
@@ -89,6 +90,7 @@ public final class TenantBackups {
   private final BackupRuntime runtime;
   private final BackupSlots slots;
   private final EventRecorder events;
+  private final BackupOutcomes outcomes;
   private final Clock clock;
   /** Kinds of the manifests opened, by path. */
   private final Map<String, String> kinds = new java.util.concurrent.ConcurrentHashMap<>();
@@ -102,12 +104,13 @@ public final class TenantBackups {
   }
 
   public TenantBackups(KubernetesClient client, ClusterView cache, BackupRuntime runtime, BackupSlots slots,
-      EventRecorder events, Clock clock) {
+      EventRecorder events, BackupOutcomes outcomes, Clock clock) {
     this.client = client;
     this.cache = cache;
     this.runtime = runtime;
     this.slots = slots;
     this.events = events;
+    this.outcomes = outcomes;
     this.clock = clock;
   }
 
@@ -240,6 +243,7 @@ public final class TenantBackups {
       String message = e.getStatus() != null && e.getStatus().getMessage() != null ? e.getStatus().getMessage() : e.getMessage();
       slots.release(new BackupSlots.Key(ctx.name(), db.getName()));
       events.record(ctx.tenant(), EventType.Warning, Reason.WriteFailed, db.getName() + ": backup Job refused: " + message);
+      outcomes.failed(Reason.WriteFailed);
       attempt = new BackupRecord(id.toString(), now.toString(), now.toString(), null, Reason.WriteFailed.name(),
           "the backup Job was refused: " + message);
       return new BackupStatus(status == null ? null : status.getLast(), attempt);
@@ -266,12 +270,14 @@ public final class TenantBackups {
       attempt = new BackupRecord(id.toString(), started, now, bytes, null, null);
       LOG.info("backup proven {} {} {} {}", kv("tenant", ctx.name()), kv("database", db.getName()), kv("backup", id.toString()),
           kv("bytes", bytes));
+      outcomes.proven();
       prune(ctx, location(ctx, db));
     } catch (Unproven e) {
       attempt = new BackupRecord(id.toString(), started, now, null, e.reason.name(), e.getMessage());
       LOG.warn("backup failed {} {} {} {} {}", kv("tenant", ctx.name()), kv("database", db.getName()),
           kv("backup", id.toString()), kv("reason", e.reason), kv("error", e.getMessage()));
       events.record(ctx.tenant(), EventType.Warning, e.reason, db.getName() + ": backup " + id + " failed: " + e.getMessage());
+      outcomes.failed(e.reason);
     }
     delete(job);
     if (secret != null) {

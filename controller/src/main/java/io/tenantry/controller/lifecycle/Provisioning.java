@@ -1,6 +1,5 @@
 package io.tenantry.controller.lifecycle;
 
-import io.tenantry.controller.backup.TenantBackups;
 import static net.logstash.logback.argument.StructuredArguments.kv;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -18,6 +17,7 @@ import io.tenantry.controller.apply.ChangePlan;
 import io.tenantry.controller.apply.Converger;
 import io.tenantry.controller.apply.ObjectKey;
 import io.tenantry.controller.apply.WriteFailure;
+import io.tenantry.controller.backup.TenantBackups;
 import io.tenantry.controller.cache.ClusterView;
 import io.tenantry.controller.migration.MigrationDecision;
 import io.tenantry.controller.migration.MigrationJob;

@@ -1,7 +1,5 @@
 package io.tenantry.controller.lifecycle;
 
-import java.util.Optional;
-import io.tenantry.controller.backup.TenantBackups;
 import static net.logstash.logback.argument.StructuredArguments.kv;
 
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -14,6 +12,7 @@ import io.tenantry.api.v1alpha1.TenantStatus;
 import io.tenantry.controller.apply.Conflicts;
 import io.tenantry.controller.apply.NamespaceTakenException;
 import io.tenantry.controller.apply.TenantWriter;
+import io.tenantry.controller.backup.TenantBackups;
 import io.tenantry.controller.cache.ClusterView;
 import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.controller.config.Plan;
@@ -30,6 +29,7 @@ import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -30,6 +30,9 @@ import java.util.function.Supplier;
  *   <li>{@code tenantry_tenants_template_skew}: tenants not on the current template secrets ({@link TemplateSkew}).</li>
  *   <li>{@code tenantry_sparepool_spares{pool,status}}, {@code status} one of ready, provisioning,
  *       allocated; and {@code tenantry_sparepool_buffer{pool}} ({@link PoolCounts}).</li>
+ *   <li>{@code tenantry_backups_stale} and {@code tenantry_backups_oldest_seconds}: Active tenants'
+ *       databases without a recent proven backup, and the oldest such age ({@link BackupAges}); 0
+ *       when backups are off.</li>
  * </ul>
  *
  * <p>A replica that does not lead has not started its informers: it reports none of these (rather
@@ -42,6 +45,7 @@ public final class FleetGauges implements MultiCollector {
   private final BooleanSupplier synced;
   private final Set<String> plans;
   private final String namespacePrefix;
+  private final boolean backups;
   private final Clock clock;
 
   /**
@@ -49,14 +53,16 @@ public final class FleetGauges implements MultiCollector {
    * @param synced whether the cache has listed everything (false on a replica that does not lead)
    * @param plans the plans of the operator's configuration: the only values of the plan label
    * @param namespacePrefix a tenant's namespace is this plus its name
+   * @param backups whether the operator backs up (backups.enabled)
    */
   public FleetGauges(ClusterView cache, Supplier<List<SparePool>> pools, BooleanSupplier synced, Set<String> plans,
-      String namespacePrefix, Clock clock) {
+      String namespacePrefix, boolean backups, Clock clock) {
     this.cache = cache;
     this.pools = pools;
     this.synced = synced;
     this.plans = Set.copyOf(plans);
     this.namespacePrefix = namespacePrefix;
+    this.backups = backups;
     this.clock = clock;
   }
 
@@ -81,7 +87,13 @@ public final class FleetGauges implements MultiCollector {
             + "another version than the template namespace (refreshed from the secret store)", null)
             .dataPoint(point(TemplateSkew.tenantsBehind(cache, tenants, namespacePrefix), Labels.EMPTY)).build(),
         spares(poolCounts),
-        buffers(poolCounts));
+        buffers(poolCounts),
+        gauge("tenantry_backups_stale", "Active tenants' databases (those that keep data) whose newest proven backup"
+            + " is older than 26 h, or that have none and a tenant older than that; 0 when backups are off", null)
+            .dataPoint(point(backups ? BackupAges.stale(tenants, clock.instant()) : 0, Labels.EMPTY)).build(),
+        gauge("tenantry_backups_oldest_seconds", "Age of the oldest newest-proven-backup over Active tenants' databases"
+            + " (a database without one counts from its tenant's creation); 0 when backups are off", Unit.SECONDS)
+            .dataPoint(point(backups ? BackupAges.oldest(tenants, clock.instant()).toSeconds() : 0, Labels.EMPTY)).build());
   }
 
   private static GaugeSnapshot tenants(Map<TenantCounts.Key, Long> counts) {

@@ -1,10 +1,5 @@
 package io.tenantry.controller.operator;
 
-import io.tenantry.controller.backup.TenantBackups;
-import io.tenantry.controller.backup.BackupSlots;
-import io.tenantry.controller.backup.BackupRuntime;
-import io.tenantry.backup.transfer.TransferServer;
-import io.tenantry.backup.transfer.TransferHandler;
 import static net.logstash.logback.argument.StructuredArguments.kv;
 
 import com.sun.net.httpserver.HttpHandler;
@@ -21,10 +16,15 @@ import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector;
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.tenantry.backup.transfer.TransferHandler;
+import io.tenantry.backup.transfer.TransferServer;
 import io.tenantry.controller.apply.Applier;
 import io.tenantry.controller.apply.Conflicts;
 import io.tenantry.controller.apply.Converger;
 import io.tenantry.controller.apply.KubeTenantWriter;
+import io.tenantry.controller.backup.BackupRuntime;
+import io.tenantry.controller.backup.BackupSlots;
+import io.tenantry.controller.backup.TenantBackups;
 import io.tenantry.controller.cache.InformerCache;
 import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.controller.config.OperatorConfig.RoutingMode;
@@ -34,6 +34,7 @@ import io.tenantry.controller.lifecycle.Provisioning;
 import io.tenantry.controller.lifecycle.PurgedState;
 import io.tenantry.controller.lifecycle.TenantCleanup;
 import io.tenantry.controller.lifecycle.TenantReconciler;
+import io.tenantry.controller.metrics.BackupOutcomes;
 import io.tenantry.controller.metrics.FleetGauges;
 import io.tenantry.controller.metrics.LeaderGauge;
 import io.tenantry.controller.metrics.MeasuredFleetRecords;
@@ -181,8 +182,9 @@ public final class Operator implements AutoCloseable {
     Provisioning provisioning = new Provisioning(cache, new Converger(applier), gate, secrets, templates, routing, clock);
     ConvergedTenants converged = new ConvergedTenants();
     KubeEventRecorder events = new KubeEventRecorder(client, identity, clock);
+    BackupOutcomes backupOutcomes = new BackupOutcomes(registry);
     TenantBackups tenantBackups = backups == null ? null : new TenantBackups(client, cache, backups,
-        new BackupSlots(config.backups().maxConcurrent(), queue::add), events, clock);
+        new BackupSlots(config.backups().maxConcurrent(), queue::add), events, backupOutcomes, clock);
     TenantReconciler reconciler = new TenantReconciler(cache, config,
         new MeasuredTenantWriter(new KubeTenantWriter(client), registry, clock),
         events, provisioning, new PurgedState(cache, applier, cleanup, clock),
@@ -194,7 +196,8 @@ public final class Operator implements AutoCloseable {
         LOG.warn("spare pool sync failed {} {}", kv("pool", pool), kv("error", e.getMessage()));
       }
     }, registry);
-    new FleetGauges(cache, cache::sparePools, cache::hasSynced, config.plans().keySet(), config.namespacePrefix(), clock)
+    new FleetGauges(cache, cache::sparePools, cache::hasSynced, config.plans().keySet(), config.namespacePrefix(),
+        backups != null, clock)
         .registerWith(registry);
     return new Parts(registry, cache, queue, poolQueue, templates, converged, reconciler, workers, poolWorkers, backups);
   }

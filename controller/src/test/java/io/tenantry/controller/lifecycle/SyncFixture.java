@@ -1,7 +1,7 @@
 package io.tenantry.controller.lifecycle;
 
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.controller.apply.Converger;
 import io.tenantry.controller.config.OperatorConfig;

@@ -33,7 +33,7 @@ class FleetGaugesTest {
 
   private Scrape scrape() {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    new FleetGauges(cluster, () -> pools, () -> synced, Set.of("standard", "premium"), "tenant-", Clock.fixed(NOW, ZoneOffset.UTC))
+    new FleetGauges(cluster, () -> pools, () -> synced, Set.of("standard", "premium"), "tenant-", true, Clock.fixed(NOW, ZoneOffset.UTC))
         .registerWith(registry);
     return new Scrape(registry.scrape());
   }
@@ -111,7 +111,7 @@ class FleetGaugesTest {
     cluster.putTenant(tenant("acme", TenantState.Active, TenantPhase.Ready, "standard"));
     pools.add(pool("default", 3, 3, 0, 0));
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    new FleetGauges(cluster, () -> pools, () -> true, Set.of("standard"), "tenant-", Clock.systemUTC()).registerWith(registry);
+    new FleetGauges(cluster, () -> pools, () -> true, Set.of("standard"), "tenant-", true, Clock.systemUTC()).registerWith(registry);
 
     String text = registry.scrape();
 

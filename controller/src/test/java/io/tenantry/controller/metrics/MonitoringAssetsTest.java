@@ -55,7 +55,7 @@ class MonitoringAssetsTest {
     Run check = promtool(MonitoringAssets.repository(), "check", "rules", MonitoringAssets.alerts().toString());
 
     assertThat(check.exitCode()).as("promtool check rules:\n%s", check.output()).isZero();
-    assertThat(check.output()).contains("SUCCESS: 7 rules found");
+    assertThat(check.output()).contains("SUCCESS: 9 rules found");
   }
 
   @Test
@@ -124,7 +124,8 @@ class MonitoringAssetsTest {
       assertThat(panel.path("targets")).as(title).isNotEmpty()
           .allSatisfy(target -> assertThat(target.path("expr").asText()).contains("job=~\"$job\""));
     }
-    assertThat(rows).containsExactly("Fleet overview", "Spare pools and signups", "Rollouts", "Work queue", "Stores", "JVM and HTTP");
+    assertThat(rows).containsExactly("Fleet overview", "Spare pools and signups", "Rollouts", "Work queue", "Stores", "Backups",
+        "JVM and HTTP");
     assertThat(dashboard.path("uid").asText()).isEqualTo("tenantry-fleet");
   }
 

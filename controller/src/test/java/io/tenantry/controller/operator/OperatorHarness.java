@@ -1,8 +1,5 @@
 package io.tenantry.controller.operator;
 
-import io.tenantry.backup.store.BackupStore;
-import io.tenantry.backup.transfer.TransferTokens;
-import io.tenantry.controller.backup.BackupRuntime;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -32,6 +29,9 @@ import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.api.v1alpha1.TenantSpec;
 import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.api.v1alpha1.TenantTemplate;
+import io.tenantry.backup.store.BackupStore;
+import io.tenantry.backup.transfer.TransferTokens;
+import io.tenantry.controller.backup.BackupRuntime;
 import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.controller.config.Plan;
 import io.tenantry.controller.lifecycle.TenantCleanup;
