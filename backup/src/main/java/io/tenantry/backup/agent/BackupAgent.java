@@ -129,7 +129,7 @@ public final class BackupAgent {
       throws IOException, GeneralSecurityException, InterruptedException {
     DataKey key = DataKey.fromCleartext(Files.readAllBytes(Path.of(option("key"))));
     try (InputStream dump = files.openFifoForReading("dump", SCRIPT_TIMEOUT)) {
-      HttpURLConnection upload = (HttpURLConnection) target().toURL().openConnection();
+      HttpURLConnection upload = open(target());
       upload.setRequestMethod("PUT");
       upload.setDoOutput(true);
       upload.setChunkedStreamingMode(BUFFER);
@@ -167,7 +167,7 @@ public final class BackupAgent {
    */
   void send(AgentReport report) {
     try {
-      HttpURLConnection put = (HttpURLConnection) URI.create(target() + TransferHandler.REPORT).toURL().openConnection();
+      HttpURLConnection put = open(URI.create(target() + TransferHandler.REPORT));
       put.setRequestMethod("PUT");
       put.setDoOutput(true);
       byte[] json = report.toJson().getBytes(StandardCharsets.UTF_8);
@@ -190,7 +190,7 @@ public final class BackupAgent {
     String objectPath = option("object-path");
     try {
       DataKey key = DataKey.fromCleartext(Files.readAllBytes(Path.of(option("key"))));
-      HttpURLConnection download = (HttpURLConnection) target().toURL().openConnection();
+      HttpURLConnection download = open(target());
       int status = download.getResponseCode();
       if (status != 200) {
         files.abort();
@@ -276,6 +276,16 @@ public final class BackupAgent {
       rows.next();
       return rows.getString(1);
     }
+  }
+
+  /**
+   * A connection of its own, closed after its one request: a transfer never rides a pooled
+   * connection that the endpoint (an operator replica since restarted) has dropped.
+   */
+  private static HttpURLConnection open(URI uri) throws IOException {
+    HttpURLConnection connection = (HttpURLConnection) uri.toURL().openConnection();
+    connection.setRequestProperty("Connection", "close");
+    return connection;
   }
 
   private URI target() throws IOException {

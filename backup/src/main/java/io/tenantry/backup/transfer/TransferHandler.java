@@ -46,6 +46,16 @@ public final class TransferHandler implements HttpHandler {
   @Override
   public void handle(HttpExchange exchange) throws IOException {
     try (exchange) {
+      serve(exchange);
+    } catch (RuntimeException e) {
+      // The JDK server would close the connection without a word: say it, and log why.
+      log.error("Transfer failed: {}", e.toString(), e);
+      exchange.sendResponseHeaders(500, -1);
+    }
+  }
+
+  private void serve(HttpExchange exchange) throws IOException {
+    {
       String method = exchange.getRequestMethod();
       if (!method.equals("PUT") && !method.equals("GET")) {
         exchange.getResponseHeaders().set("Allow", "GET, PUT");

@@ -92,15 +92,23 @@ public final class TenantBackups {
   private final EventRecorder events;
   private final BackupOutcomes outcomes;
   private final Clock clock;
+  /**
+   * What this process last decided per database: the cache shows its own status writes and deletes
+   * a moment later, and a sync in between must neither start a second backup nor commit one twice.
+   */
+  private final Map<BackupSlots.Key, BackupStatus> decided = new java.util.concurrent.ConcurrentHashMap<>();
+  /** The Job each database's last commit deleted, until the cache stops showing it. */
+  private final Map<BackupSlots.Key, String> committedJobs = new java.util.concurrent.ConcurrentHashMap<>();
   /** Kinds of the manifests opened, by path. */
   private final Map<String, String> kinds = new java.util.concurrent.ConcurrentHashMap<>();
 
   /**
    * What one sync found: each database's backup status, the BackedUp condition's parts, whether it
-   * wrote anything, and when to look again (empty: only on events).
+   * wrote anything, and when to look again (empty: only on events; {@code retry}: with backoff, the
+   * store being down).
    */
   public record Result(Map<String, BackupStatus> databases, String conditionStatus, Reason reason, String message,
-      boolean acted, Optional<Duration> next) {
+      boolean acted, Optional<Duration> next, boolean retry) {
   }
 
   public TenantBackups(KubernetesClient client, ClusterView cache, BackupRuntime runtime, BackupSlots slots,
@@ -138,9 +146,11 @@ public final class TenantBackups {
     return soonest;
   }
 
-  /** Frees the slots of a tenant that is gone. */
+  /** Frees the slots of a tenant that is gone, and forgets what was decided about it. */
   public void forget(String tenant) {
     slots.forget(tenant);
+    decided.keySet().removeIf(key -> key.tenant().equals(tenant));
+    committedJobs.keySet().removeIf(key -> key.tenant().equals(tenant));
   }
 
   public Result reconcile(TenantContext ctx) {
@@ -151,11 +161,17 @@ public final class TenantBackups {
     String storeDown = null;
     for (DatabaseSpec db : backedUp(tenant)) {
       BackupSlots.Key key = new BackupSlots.Key(ctx.name(), db.getName());
-      BackupStatus status = previous(tenant, db.getName());
+      BackupStatus status = status(tenant, db.getName());
       Job job = runningJob(ctx, db);
+      if (job != null && job.getMetadata().getUid().equals(committedJobs.get(key))) {
+        job = null; // deleted by the last commit; the cache has not seen it go yet
+      } else {
+        committedJobs.remove(key);
+      }
       try {
         if (job != null && finished(job)) {
           status = commit(ctx, db, job, status);
+          committedJobs.put(key, job.getMetadata().getUid());
           slots.release(key);
           acted = true;
         } else if (job != null) {
@@ -180,6 +196,7 @@ public final class TenantBackups {
       }
       if (status != null) {
         statuses.put(db.getName(), status);
+        decided.put(key, status);
       }
     }
     return condition(tenant, statuses, storeDown, acted, next);
@@ -189,10 +206,10 @@ public final class TenantBackups {
       Optional<Duration> next) {
     List<DatabaseSpec> kept = backedUp(tenant);
     if (kept.isEmpty()) {
-      return new Result(statuses, null, null, null, acted, next);
+      return new Result(statuses, null, null, null, acted, next, false);
     }
     if (storeDown != null) {
-      return new Result(statuses, "Unknown", Reason.StoreUnavailable, storeDown, acted, next);
+      return new Result(statuses, "Unknown", Reason.StoreUnavailable, storeDown, acted, next, true);
     }
     List<String> unsupported = kept.stream().filter(db -> db.getEngine() != DatabaseEngine.POSTGRES)
         .map(db -> db.getName() + " (" + db.getEngine() + ")").toList();
@@ -201,21 +218,22 @@ public final class TenantBackups {
       BackupRecord attempt = status == null ? null : status.getLastAttempt();
       if (attempt != null && attempt.getReason() != null) {
         return new Result(statuses, "False", Reason.valueOf(attempt.getReason()),
-            db.getName() + ": backup " + attempt.getId() + " failed: " + attempt.getError(), acted, next);
+            db.getName() + ": backup " + attempt.getId() + " failed: " + attempt.getError(), acted, next, false);
       }
     }
     if (!unsupported.isEmpty()) {
       return new Result(statuses, "False", Reason.EngineNotSupported, "no backups for " + String.join(", ", unsupported)
-          + " in this version; mark a database that keeps no data spec.databases[].ephemeral: true", acted, next);
+          + " in this version; mark a database that keeps no data spec.databases[].ephemeral: true", acted, next, false);
     }
     List<String> never = kept.stream().filter(db -> statuses.get(db.getName()) == null
         || statuses.get(db.getName()).getLast() == null).map(DatabaseSpec::getName).toList();
     if (!never.isEmpty()) {
       return new Result(statuses, "Unknown", Reason.NoBackupYet, "no proven backup yet of " + String.join(", ", never),
-          acted, next);
+          acted, next, false);
     }
     List<String> lasts = kept.stream().map(db -> db.getName() + " " + statuses.get(db.getName()).getLast().getId()).toList();
-    return new Result(statuses, "True", Reason.BackupCurrent, "newest proven backups: " + String.join(", ", lasts), acted, next);
+    return new Result(statuses, "True", Reason.BackupCurrent, "newest proven backups: " + String.join(", ", lasts), acted,
+        next, false);
   }
 
   private BackupStatus start(TenantContext ctx, DatabaseSpec db, BackupStatus status) {
@@ -428,7 +446,7 @@ public final class TenantBackups {
    * ahead of ours) is waited for, so the attempt starts after it and answers it once.
    */
   private Duration untilDue(Tenant tenant, BackupPolicy policy, DatabaseSpec db, Instant now) {
-    Instant last = lastAttempt(previous(tenant, db.getName()));
+    Instant last = lastAttempt(status(tenant, db.getName()));
     Duration scheduled = BackupSchedule.untilDue(policy, tenant.getMetadata().getUid(), last, now);
     Instant at = requested(tenant);
     if (at == null || last != null && !last.isBefore(at)) {
@@ -464,6 +482,28 @@ public final class TenantBackups {
   /** The databases that keep data: every database but those marked ephemeral. */
   private static List<DatabaseSpec> backedUp(Tenant tenant) {
     return tenant.getSpec().getDatabases().stream().filter(DatabaseSpec::keepsData).toList();
+  }
+
+  /**
+   * The database's backup status: the tenant's, or what this process decided since if the cache
+   * does not show it yet (an attempt that started later, or the same attempt now finished).
+   */
+  private BackupStatus status(Tenant tenant, String database) {
+    BackupStatus cached = previous(tenant, database);
+    BackupStatus mine = decided.get(new BackupSlots.Key(tenant.getMetadata().getName(), database));
+    if (mine == null || mine.getLastAttempt() == null) {
+      return cached;
+    }
+    BackupRecord seen = cached == null ? null : cached.getLastAttempt();
+    if (seen == null) {
+      return mine;
+    }
+    Instant seenStarted = parse(seen.getStarted());
+    Instant mineStarted = parse(mine.getLastAttempt().getStarted());
+    boolean sameAttempt = seen.getId() != null && seen.getId().equals(mine.getLastAttempt().getId());
+    boolean mineNewer = seenStarted == null || mineStarted != null && mineStarted.isAfter(seenStarted)
+        || sameAttempt && seen.getFinished() == null && mine.getLastAttempt().getFinished() != null;
+    return mineNewer ? mine : cached;
   }
 
   private static BackupStatus previous(Tenant tenant, String database) {

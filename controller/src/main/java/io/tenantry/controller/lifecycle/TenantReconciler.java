@@ -155,11 +155,13 @@ public final class TenantReconciler {
     TenantStatus status = StatusBuilder.withBackups(outcome.status(), ctx.tenant(), result.databases(),
         result.conditionStatus(), result.reason(), result.message(), Timestamps.now(clock));
     SyncResult next = outcome.next();
-    if (!next.backoff() && result.next().isPresent()
+    if (result.retry()) {
+      next = SyncResult.withBackoff(); // the backup store is down: its commit is tried again
+    } else if (!next.backoff() && result.next().isPresent()
         && (next.requeueAfter() == null || result.next().get().compareTo(next.requeueAfter()) < 0)) {
       next = SyncResult.after(result.next().get());
     }
-    return new Outcome(status, next, outcome.converged() && !result.acted());
+    return new Outcome(status, next, outcome.converged() && !result.acted() && !result.retry());
   }
 
   private SyncResult finalizeDeletion(Tenant tenant) {

@@ -50,12 +50,13 @@ class BackupIT {
   private static OperatorHarness harness;
   private static KubernetesClient client;
   private static LocalBackupStore store;
+  private static Path storeRoot;
 
   @BeforeAll
   static void start(TestCluster cluster, KubernetesClient kubernetesClient) throws Exception {
     client = kubernetesClient;
-    Path root = Files.createTempDirectory("tenantry-backups-");
-    store = new LocalBackupStore(root);
+    storeRoot = Files.createTempDirectory("tenantry-backups-");
+    store = new LocalBackupStore(storeRoot);
     harness = OperatorHarness.withBackups(cluster, OperatorConfig.defaults()
         .with("{templateNamespace: tenantry-templates-backup, backups: {maxConcurrent: 2},"
             + " plans: {standard: {backup: {keepDaily: 1, keepWeekly: 0}}}}"), store);
@@ -205,6 +206,61 @@ class BackupIT {
     }
   }
 
+  @Test
+  void aStoreDownAtCommitIsUnknownNamingTheStoreAndTheBackupCommitsWhenItReturns() throws Exception {
+    String name = uniqueName("outage");
+    Tenant tenant = create(name);
+    Job job = awaitBackupJob(name);
+    Pod pod = Kubelet.awaitRunningPod(client, namespace(name), job.getMetadata().getName());
+    BackupLocation location = new BackupLocation("local", name, tenant.getMetadata().getUid(), "main");
+    Path moved = storeRoot.resolveSibling(storeRoot.getFileName() + "-away");
+    List<Kubelet.Ended> ended;
+    try (RealPostgres postgres = startDatabase(name)) {
+      fill(postgres, name);
+      ended = Kubelet.execute(client, pod, loopback(postgres));
+      assertThat(ended).as("%s", ended).allMatch(e -> e.exitCode() == 0);
+    }
+    Files.move(storeRoot, moved);
+    try {
+      Kubelet.terminate(client, pod, ended);
+      Tenant unknown = awaitBackedUp(name, "Unknown", "StoreUnavailable");
+      assertThat(condition(unknown).getMessage()).contains("file:" + storeRoot);
+      assertThat(jobs(name)).as("nothing decided: the Job waits for the store").hasSize(1);
+    } finally {
+      Files.move(moved, storeRoot);
+    }
+
+    Tenant backedUp = awaitBackedUp(name, "True");
+    BackupId id = BackupId.parse(backedUp.getStatus().getDatabases().get(0).getBackup().getLast().getId());
+    assertThat(store.list(location.prefix())).extracting(StoredObject::path)
+        .containsExactly(location.objectPath(id), location.manifestPath(id), location.reportPath(id));
+  }
+
+  @Test
+  void anOperatorDownWhenTheJobEndsCommitsItOnceOnItsReturn() throws Exception {
+    String name = uniqueName("restart");
+    Tenant tenant = create(name);
+    Job job = awaitBackupJob(name);
+    Pod pod = Kubelet.awaitRunningPod(client, namespace(name), job.getMetadata().getName());
+    BackupLocation location = new BackupLocation("local", name, tenant.getMetadata().getUid(), "main");
+    List<Kubelet.Ended> ended;
+    try (RealPostgres postgres = startDatabase(name)) {
+      fill(postgres, name);
+      ended = Kubelet.execute(client, pod, loopback(postgres));
+    }
+
+    harness.operator.close();
+    Kubelet.terminate(client, pod, ended);
+    harness.restart();
+
+    Tenant backedUp = awaitBackedUp(name, "True");
+    BackupId id = BackupId.parse(backedUp.getStatus().getDatabases().get(0).getBackup().getLast().getId());
+    assertThat(id.toString()).isEqualTo(job.getMetadata().getAnnotations().get(BackupJob.BACKUP_ID));
+    await().atMost(Duration.ofSeconds(30)).until(() -> backupObjects(name).isEmpty());
+    assertThat(store.list(location.prefix())).extracting(StoredObject::path).filteredOn(p -> p.endsWith(".manifest"))
+        .containsExactly(location.manifestPath(id));
+  }
+
   /** Runs the tenant's next backup Job against {@code postgres}; the id once proven. */
   private static String backUp(String name, RealPostgres postgres) throws Exception {
     Job job = awaitBackupJob(name);
@@ -267,10 +323,15 @@ class BackupIT {
   }
 
   private static Tenant awaitBackedUp(String name, String status) {
+    return awaitBackedUp(name, status, null);
+  }
+
+  /** The tenant once its BackedUp condition has {@code status} (and {@code reason}, unless null). */
+  private static Tenant awaitBackedUp(String name, String status, String reason) {
     await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(200)).until(() -> {
       Tenant t = client.resources(Tenant.class).withName(name).get();
       return t.getStatus() != null && Conditions.find(t.getStatus().getConditions(), Conditions.BACKED_UP)
-          .filter(c -> status.equals(c.getStatus())).isPresent();
+          .filter(c -> status.equals(c.getStatus()) && (reason == null || reason.equals(c.getReason()))).isPresent();
     });
     return client.resources(Tenant.class).withName(name).get();
   }

@@ -12,7 +12,6 @@ import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.tenantry.backup.agent.BackupAgent;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -29,11 +28,12 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Plays the kubelet for backup pods, which kwok leaves Running (tools/kwok-pod-stages.yaml): runs
- * the exact commands of the pod's containers on this machine, with the pod's environment (Secret
- * references resolved), its emptyDir and Secret volumes as local directories, and the variables
- * in {@code overrides} (the database's host rewritten to loopback); the agent runs in this JVM, the
- * engine's script under {@code sh} with the machine's PostgreSQL client. Then it writes the pod's
- * terminated status, the agent's termination message included, as a kubelet would.
+ * the exact commands of the pod's containers on this machine, each a process of its own, with the
+ * pod's environment (Secret references resolved), its emptyDir and Secret volumes as local
+ * directories, and the variables in {@code overrides} (the database's host rewritten to
+ * loopback): the engine's script under {@code sh} with the machine's PostgreSQL client, the agent
+ * on this machine's JDK. Then it writes the pod's terminated status, the agent's termination
+ * message included, as a kubelet would.
  */
 final class Kubelet {
 
@@ -55,7 +55,15 @@ final class Kubelet {
         .filter(p -> "Running".equals(p.getStatus().getPhase())).findFirst().orElseThrow();
   }
 
+  /** Runs the pod's containers, then writes their terminated status. */
   static List<Ended> run(KubernetesClient client, Pod pod, Map<String, String> overrides) throws Exception {
+    List<Ended> ended = execute(client, pod, overrides);
+    terminate(client, pod, ended);
+    return ended;
+  }
+
+  /** Runs the pod's containers to their end, and writes nothing: the pod still looks Running. */
+  static List<Ended> execute(KubernetesClient client, Pod pod, Map<String, String> overrides) throws Exception {
     String namespace = pod.getMetadata().getNamespace();
     Path root = Files.createTempDirectory("kubelet-" + pod.getMetadata().getName() + "-");
     Map<String, Path> volumes = new HashMap<>();
@@ -88,17 +96,20 @@ final class Kubelet {
     for (CompletableFuture<Ended> container : running) {
       ended.add(container.get(5, TimeUnit.MINUTES));
     }
-    terminate(client, pod, ended);
     return ended;
   }
 
-  /** The container's command: the agent ({@code java ... BackupAgent args}) in this JVM, anything else as a process. */
+  /**
+   * Runs the container's command as a process of its own. The operator's image is this machine's
+   * JDK with the test's class path: {@code java} is this JVM's, {@code @/app/jib-classpath-file}
+   * (Jib's class path file) the test's class path.
+   */
   private static Ended start(String name, List<String> command, Map<String, String> env, Path terminationLog) {
     try {
-      int agent = command.indexOf(BackupJob.AGENT_MAIN);
-      if (agent >= 0) {
-        int exit = BackupAgent.run(command.subList(agent + 1, command.size()).toArray(String[]::new), env);
-        return new Ended(name, exit, Files.exists(terminationLog) ? Files.readString(terminationLog) : "", "");
+      if (command.contains(BackupJob.AGENT_MAIN)) {
+        command = command.stream().map(part -> part.equals("java")
+            ? Path.of(System.getProperty("java.home"), "bin", "java").toString()
+            : part.equals("@/app/jib-classpath-file") ? System.getProperty("java.class.path") : part).toList();
       }
       ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
       builder.environment().putAll(env);
