@@ -176,7 +176,7 @@ public final class TenantBackups {
           acted = true;
         } else if (job != null) {
           slots.hold(key);
-        } else if (db.getEngine() == DatabaseEngine.POSTGRES) {
+        } else if (takesBackupsOf(db)) {
           Duration due = untilDue(tenant, ctx.plan().backup(), db, clock.instant());
           if (tenant.getSpec().getState() != TenantState.Active || !databaseReady(ctx, db)) {
             slots.release(key);
@@ -211,7 +211,7 @@ public final class TenantBackups {
     if (storeDown != null) {
       return new Result(statuses, "Unknown", Reason.StoreUnavailable, storeDown, acted, next, true);
     }
-    List<String> unsupported = kept.stream().filter(db -> db.getEngine() != DatabaseEngine.POSTGRES)
+    List<String> unsupported = kept.stream().filter(db -> !takesBackupsOf(db))
         .map(db -> db.getName() + " (" + db.getEngine() + ")").toList();
     for (DatabaseSpec db : kept) {
       BackupStatus status = statuses.get(db.getName());
@@ -477,6 +477,14 @@ public final class TenantBackups {
     } catch (DateTimeParseException e) {
       return null;
     }
+  }
+
+  /**
+   * Whether backups of {@code db} are taken: it keeps data and this version dumps its engine
+   * (PostgreSQL). Public for tenantctl, which waits only for the backups a request starts.
+   */
+  public static boolean takesBackupsOf(DatabaseSpec db) {
+    return db.keepsData() && db.getEngine() == DatabaseEngine.POSTGRES;
   }
 
   /** The databases that keep data: every database but those marked ephemeral. */

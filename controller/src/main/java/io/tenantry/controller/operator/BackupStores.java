@@ -21,27 +21,36 @@ import java.time.Clock;
 /**
  * Opens what backups need from the configuration: the backup store, and the secret store's key,
  * which wraps every backup's key and seals manifests and transfer tokens (a local keyset, or the
- * Cloud KMS key through an envelope). Null when backups are off.
+ * Cloud KMS key through an envelope). Public so that tenantctl ({@code backups list}) reads a
+ * store exactly as the operator that writes it: one way to open them.
  */
-final class BackupStores {
+public final class BackupStores {
 
   private BackupStores() {
   }
 
+  /** The operator's backup runtime; null when backups are off. */
   static BackupRuntime open(OperatorConfig config) {
-    OperatorConfig.Backups backups = config.backups();
-    if (!backups.enabled()) {
+    if (!config.backups().enabled()) {
       return null;
     }
     Aead kek = kek(config.secretStore());
-    BackupStore store = backups.location().startsWith("gs://")
-        ? new GcsBackupStore(StorageOptions.getDefaultInstance().getService(), backups.location().substring("gs://".length()))
-        : new LocalBackupStore(Path.of(backups.location().substring("file:".length())));
-    return new BackupRuntime(store, kek, new TransferTokens(kek, Clock.systemUTC()), config.backupTransferUrl(),
-        config.fleet().clusterName());
+    return new BackupRuntime(store(config.backups()), kek, new TransferTokens(kek, Clock.systemUTC()),
+        config.backupTransferUrl(), config.fleet().clusterName());
   }
 
-  private static Aead kek(OperatorConfig.SecretStore secrets) {
+  /** The store at {@code backups.location}: {@code gs://bucket} or {@code file:<directory>}. */
+  public static BackupStore store(OperatorConfig.Backups backups) {
+    return backups.location().startsWith("gs://")
+        ? new GcsBackupStore(StorageOptions.getDefaultInstance().getService(), backups.location().substring("gs://".length()))
+        : new LocalBackupStore(Path.of(backups.location().substring("file:".length())));
+  }
+
+  /**
+   * The secret store's key: its Cloud KMS key (through an envelope) for a {@code gs://} store, else
+   * the keyset at {@code keysetFile}, by default {@code <directory>/keyset.json}; never created here.
+   */
+  public static Aead kek(OperatorConfig.SecretStore secrets) {
     if (secrets.location().startsWith("gs://")) {
       try {
         Aead kms = GcpKmsAead.builder().setKeyManagementServiceClient(KeyManagementServiceClient.create())

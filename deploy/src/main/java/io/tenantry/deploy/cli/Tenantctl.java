@@ -2,8 +2,10 @@ package io.tenantry.deploy.cli;
 
 import com.google.cloud.datastore.DatastoreException;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.tenantry.backup.store.BackupStoreUnavailableException;
 import io.tenantry.deploy.rollout.RolloutConflictException;
 import io.tenantry.deploy.rollout.RolloutInputException;
+import io.tenantry.secretstore.KeyUnavailableException;
 import io.tenantry.spares.fleet.FleetConflictException;
 import io.tenantry.spares.fleet.FleetInputException;
 import java.io.PrintStream;
@@ -13,8 +15,8 @@ import java.util.Set;
 import java.util.function.Function;
 
 /**
- * {@code tenantctl}, the fleet's ops CLI: the cluster registry, tenants across clusters, and
- * health-gated rollouts of app versions. See {@link #USAGE}.
+ * {@code tenantctl}, the fleet's ops CLI: the cluster registry, tenants across clusters,
+ * health-gated rollouts of app versions, and tenants' backups. See {@link #USAGE}.
  */
 public final class Tenantctl {
 
@@ -63,6 +65,25 @@ public final class Tenantctl {
                               not given) is printed first: repeating it returns the same tenant. With
                               --wait, a 503 (no Ready spare) is retried after its Retry-After until
                               DURATION has passed.
+        backup TENANT [--cluster C] [--wait DURATION]
+                              Ask the operator for a backup of the tenant now: sets the annotation
+                              tenantry.io/backup-requested to the current time (the tenant is looked
+                              for on every registered cluster, or on C). Refused unless the tenant is
+                              Active and has a database that keeps data (not ephemeral). The request
+                              is the tenant's: every such database is backed up, one database alone
+                              cannot be asked for. With --wait, waits up to DURATION for each
+                              database's backup that answers the request to finish, then prints its
+                              id and bytes, or why it failed.
+        backups list TENANT [--config FILE]
+                              The tenant's backups as the backup store holds them: DATABASE, BACKUP,
+                              STARTED (UTC), KIND, BYTES, TABLES, ROWS (from each manifest) and STATE:
+                              committed, uncommitted (an object without a manifest: in flight, failed or
+                              half deleted) or unreadable (a manifest that does not open with the key,
+                              and why); then names under the tenant's prefix that are no backup's.
+                              The store, its key and the cluster's name come from the operator's
+                              configuration FILE (default: the operator's defaults), read as the
+                              operator reads them; the tenant is read from that cluster (its UID is in
+                              every path).
 
       Options (anywhere after the command):
         --datastore-project P     Google Cloud project of the fleet records (env TENANTRY_DATASTORE_PROJECT,
@@ -73,11 +94,13 @@ public final class Tenantctl {
         --kubeconfig FILE[:FILE]  Where the clusters' contexts are (default $KUBECONFIG, else ~/.kube/config).
         -h, --help                Show this help.
 
-      Exit status: 0 done (for deploy: every tenant on the new version), 1 a cluster, Datastore or the
-      allocation API failed (or had no spare), or the command conflicts with a rollout's state, 2 bad
-      usage or a request the API refused (nothing was changed), 3 the rollout halted (--max-failures or
-      --max-failure-ratio passed), 4 the rollout was paused or aborted, 5 the rollout went through every
-      wave but some tenants failed (within --max-failures and --max-failure-ratio).
+      Exit status: 0 done (for deploy: every tenant on the new version; for backup --wait: every backup
+      succeeded), 1 a cluster, Datastore, the allocation API, the backup store or its key failed (or
+      there was no spare), the command conflicts with a rollout's state, or backup --wait ran out of
+      time (the request stands), 2 bad usage or a request the API refused (nothing was changed), 3 the
+      rollout halted (--max-failures or --max-failure-ratio passed), 4 the rollout was paused or aborted,
+      5 the rollout went through every wave but some tenants failed (within --max-failures and
+      --max-failure-ratio), 6 backup --wait saw a database's backup fail.
       """;
 
   static final Set<String> GLOBAL_OPTIONS = Set.of("--datastore-project", "--datastore-namespace", "--kubeconfig");
@@ -91,6 +114,8 @@ public final class Tenantctl {
     COMMANDS.put(DeployCommand.NAME, DeployCommand::parse);
     COMMANDS.put(RolloutCommand.NAME, RolloutCommand::parse);
     COMMANDS.put(AllocateCommand.NAME, AllocateCommand::parse);
+    COMMANDS.put(BackupCommand.NAME, BackupCommand::parse);
+    COMMANDS.put(BackupsCommand.NAME, BackupsCommand::parse);
   }
 
   private Tenantctl() {
@@ -132,7 +157,8 @@ public final class Tenantctl {
     } catch (RolloutConflictException | FleetConflictException e) {
       err.println("tenantctl: " + e.getMessage());
       return 1;
-    } catch (KubernetesClientException | DatastoreException e) {
+    } catch (KubernetesClientException | DatastoreException | BackupStoreUnavailableException | KeyUnavailableException
+        | CommandFailure e) {
       err.println("tenantctl: " + e.getMessage());
       return 1;
     }

@@ -2,8 +2,11 @@ package io.tenantry.deploy.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -53,6 +56,18 @@ class TenantctlTest {
       "allocate --organization A --email a@b.example --token-file t --subdomain Shop | --subdomain: ",
       "allocate --organization A --email a@b.example --token-file t --url ftp://x | --url: must be http:// or https://",
       "allocate --organization A --email a@b.example --token-file t --wait soon | --wait: not a duration",
+      "backup                                                            | backup: missing TENANT",
+      "backup acme globex                                                | backup: unexpected argument \"globex\"",
+      "backup Acme                                                       | backup: TENANT: must be a DNS label",
+      "backup acme --cluster EU                                          | backup: --cluster: must be a DNS label",
+      "backup acme --database main                                       | unknown option --database for backup",
+      "backup acme --wait soon                                           | --wait: not a duration",
+      "backup acme --wait 0s                                             | --wait: must be longer than 0s",
+      "backups                                                           | backups: missing action (list)",
+      "backups show acme                                                 | backups: unknown action \"show\" (expected list)",
+      "backups list                                                      | backups list: missing TENANT",
+      "backups list acme --wait 1m                                       | unknown option --wait for backups list",
+      "backups list acme --config /nonexistent/operator.yaml             | --config: no such file: /nonexistent/operator.yaml",
   })
   void aRefusedCommandLineNamesTheArgumentAndExitsWithTwo(String line, String message) throws Exception {
     CliRun run = CliRun.run(ENV, line.trim().split("\\s+"));
@@ -74,6 +89,17 @@ class TenantctlTest {
     // The failure flags' one rule, and the exit status of a rollout that went through with failures.
     assertThat(run.out()).contains("[--max-failure-ratio R]", "Without either flag K is 1; with only R, there is no K",
         "5 the rollout went through every");
+  }
+
+  @Test
+  void anInvalidOperatorConfigurationIsRefusedBeforeAnythingIsOpened(@TempDir Path dir) throws Exception {
+    Path config = Files.writeString(dir.resolve("operator.yaml"), "backups: {location: s3://bucket}\n");
+
+    CliRun run = CliRun.run(ENV, "backups", "list", "acme", "--config", config.toString());
+
+    assertThat(run.status()).isEqualTo(2);
+    assertThat(run.err()).startsWith("tenantctl: --config: " + config + ": invalid operator configuration: "
+        + "backups.location: must be file:<directory> or gs://<bucket>");
   }
 
   @Test
