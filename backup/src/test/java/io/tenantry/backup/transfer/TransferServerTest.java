@@ -6,12 +6,11 @@ import com.google.crypto.tink.Aead;
 import io.tenantry.backup.store.LocalBackupStore;
 import io.tenantry.backup.transfer.TransferTokens.Access;
 import io.tenantry.secretstore.LocalKeyset;
+import java.io.OutputStream;
+import java.net.HttpURLConnection;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -36,13 +35,13 @@ class TransferServerTest {
         server.start();
         for (int i = 0; i < 10; i++) {
           String token = tokens.issue(Access.UPLOAD, "backups/c/t-u/db/" + round + i, Duration.ofMinutes(1));
-          java.net.HttpURLConnection put = (java.net.HttpURLConnection) URI.create("http://127.0.0.1:" + port
+          HttpURLConnection put = (HttpURLConnection) URI.create("http://127.0.0.1:" + port
               + TransferHandler.PATH + token).toURL().openConnection();
           put.setRequestProperty("Connection", "close");
           put.setRequestMethod("PUT");
           put.setDoOutput(true);
           put.setChunkedStreamingMode(1 << 20);
-          try (java.io.OutputStream out = put.getOutputStream()) {
+          try (OutputStream out = put.getOutputStream()) {
             out.write(new byte[100_000]);
           }
           assertThat(put.getResponseCode()).as(round + i).isEqualTo(201);

@@ -57,6 +57,6 @@ class BackupScheduleTest {
 
     assertThat(slot).isBetween(Instant.parse("2026-11-26T07:00:00Z"), now);
     assertThat(Duration.between(slot, now)).isLessThan(Duration.ofHours(6));
-    assertThat(sixHourly.rpo()).isEqualTo(Duration.ofHours(8));
+    assertThat(sixHourly.rpo()).isEqualTo(Duration.ofHours(7));
   }
 }

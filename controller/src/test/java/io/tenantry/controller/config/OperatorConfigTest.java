@@ -88,7 +88,8 @@ class OperatorConfigTest {
         """);
     BackupPolicy backup = config.plans().get("standard").backup();
     assertThat(backup).isEqualTo(new BackupPolicy("6h", "01:00", "1h", 7, 4, 7, "2h"));
-    assertThat(backup.rpo()).isEqualTo(java.time.Duration.ofHours(9));
+    assertThat(backup.rpo()).isEqualTo(java.time.Duration.ofHours(8));
+    assertThat(BackupPolicy.DEFAULT.rpo()).as("what the stale alert holds the fleet to").isEqualTo(java.time.Duration.ofHours(26));
     assertThat(OperatorConfig.defaults().plans().get("standard").backup()).isEqualTo(BackupPolicy.DEFAULT);
 
     assertThatThrownBy(() -> OperatorConfig.parse("""
