@@ -62,7 +62,7 @@ public final class GcsBackupStore implements BackupStore {
     try {
       // A failed source or chunk leaves the channel open: closing would finalize a part as the
       // object. The session is left to expire.
-      for (int n; (n = readSource(content, buffer, path)) >= 0; ) {
+      for (int n; (n = SourceFailedException.read(content, buffer, path)) >= 0; ) {
         ByteBuffer bytes = ByteBuffer.wrap(buffer, 0, n);
         while (bytes.hasRemaining()) {
           // Sends a chunk once CHUNK bytes are buffered: its failure is the store's, not the source's.
@@ -82,14 +82,6 @@ public final class GcsBackupStore implements BackupStore {
       throw new BackupStoreUnavailableException(describe(), "cannot upload " + path + ": " + e, e);
     }
     return stat(path).orElseThrow(() -> new NoSuchObjectException(describe(), path));
-  }
-
-  private static int readSource(InputStream content, byte[] buffer, String path) {
-    try {
-      return content.read(buffer);
-    } catch (IOException e) {
-      throw new SourceFailedException("the upload of " + path + " ended early: " + e.getMessage(), e);
-    }
   }
 
   @Override

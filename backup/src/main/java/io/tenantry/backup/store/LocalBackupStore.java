@@ -52,7 +52,7 @@ public final class LocalBackupStore implements BackupStore {
       try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
           OutputStream out = java.nio.channels.Channels.newOutputStream(channel)) {
         byte[] buffer = new byte[1 << 16];
-        for (int n; (n = readSource(content, buffer, path)) >= 0; ) {
+        for (int n; (n = SourceFailedException.read(content, buffer, path)) >= 0; ) {
           out.write(buffer, 0, n);
         }
         channel.force(true);
@@ -73,14 +73,6 @@ public final class LocalBackupStore implements BackupStore {
           // Stays in .incoming, outside every prefix: harmless.
         }
       }
-    }
-  }
-
-  private static int readSource(InputStream content, byte[] buffer, String path) {
-    try {
-      return content.read(buffer);
-    } catch (IOException e) {
-      throw new SourceFailedException("the upload of " + path + " ended early: " + e.getMessage(), e);
     }
   }
 

@@ -12,7 +12,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.SequenceInputStream;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -21,35 +20,23 @@ import org.junit.jupiter.api.function.ThrowingConsumer;
 /** The Cloud Storage store against a fake-gcs-server process: the shared contract, a missing bucket, an outage. */
 class GcsBackupStoreIT extends BackupStoreContract {
 
-  private static final AtomicInteger buckets = new AtomicInteger();
-  private static FakeGcsServer gcs;
-  private static Storage storage;
+  private static GcsBuckets gcs;
 
   @BeforeAll
   static void start() throws Exception {
-    gcs = FakeGcsServer.start();
-    storage = gcs.storage();
+    gcs = GcsBuckets.start("backups");
   }
 
   @AfterAll
   static void stop() throws Exception {
-    try {
-      if (storage != null) {
-        storage.close();
-      }
-    } finally {
-      if (gcs != null) {
-        gcs.close();
-      }
+    if (gcs != null) {
+      gcs.close();
     }
   }
 
-  /** A bucket of its own for each test. */
   @Override
   protected BackupStore newStore() {
-    String bucket = "backups-" + buckets.incrementAndGet();
-    storage.create(BucketInfo.of(bucket));
-    return new GcsBackupStore(storage, bucket);
+    return gcs.newStore();
   }
 
   @Override
@@ -59,7 +46,7 @@ class GcsBackupStoreIT extends BackupStoreContract {
 
   @Test
   void aMissingBucketIsAnUnavailableStoreNeverAnEmptyOne() {
-    GcsBackupStore noBucket = new GcsBackupStore(storage, "no-such-bucket");
+    GcsBackupStore noBucket = gcs.missingBucket();
 
     Map<String, ThrowingConsumer<GcsBackupStore>> operations = Map.of(
         "create", s -> s.create("a/b", new ByteArrayInputStream(new byte[] {1})),
@@ -74,7 +61,7 @@ class GcsBackupStoreIT extends BackupStoreContract {
           .hasMessageStartingWith("gs://no-such-bucket: ")
           .hasMessageContaining("no such bucket");
     });
-    assertThat(storage.get("no-such-bucket")).as("not created by a write").isNull();
+    assertThat(gcs.storage().get("no-such-bucket")).as("not created by a write").isNull();
   }
 
   @Test
