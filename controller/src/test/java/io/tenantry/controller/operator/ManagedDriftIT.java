@@ -210,7 +210,9 @@ class ManagedDriftIT {
     // Pausing and resuming change the Deployment's generation: the tenant may show it rolling out a moment.
     awaitPhase(client, name, TenantPhase.Ready, CONVERGE);
     settle();
-    assertThat(writesSince(from).stream().filter(w -> w.contains("/deployments/app-web"))).hasSize(1);
+    // One write puts it back; a sync that ran on the cache before the cache saw that write (the
+    // Deployment controller's status updates enqueue the tenant meanwhile) may repeat it, once.
+    assertThat(writesSince(from).stream().filter(w -> w.contains("/deployments/app-web"))).hasSizeBetween(1, 2);
     assertReady();
     assertNextSyncWritesNothing();
   }
