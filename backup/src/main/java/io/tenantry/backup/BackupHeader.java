@@ -12,8 +12,9 @@ import java.util.TreeMap;
  * @param engine {@code postgresql}
  * @param serverVersion the server's version ({@code SHOW server_version})
  * @param tables rows per table, by {@code schema.table}
+ * @param databaseBytes the database's size on disk ({@code pg_database_size}): what a restore needs room for
  */
-public record BackupHeader(String engine, String serverVersion, Map<String, Long> tables) {
+public record BackupHeader(String engine, String serverVersion, Map<String, Long> tables, long databaseBytes) {
 
   public BackupHeader {
     Objects.requireNonNull(engine, "engine");

@@ -60,6 +60,15 @@ public record BackupLocation(String cluster, String tenant, String tenantUid, St
     return objectPath.substring(0, objectPath.length() - OBJECT_SUFFIX.length()) + REPORT_SUFFIX;
   }
 
+  /**
+   * Where the agent of restore Job {@code job} (a drill's, or a restore's) reports how it went: a
+   * path of that Job alone, read and deleted by the operator; nested, so no listing takes it for a backup.
+   */
+  public String restoreReportPath(String job) {
+    requireLabel("job", job);
+    return prefix() + "restores/" + job + REPORT_SUFFIX;
+  }
+
   /** The sealed manifest that proves backup {@code id}. */
   public String manifestPath(BackupId id) {
     return prefix() + id + MANIFEST_SUFFIX;

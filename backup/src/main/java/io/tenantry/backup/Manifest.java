@@ -23,10 +23,11 @@ import java.util.Objects;
  * @param crc32c base64 CRC32C of the stored object, as Cloud Storage reports it
  * @param wrappedKey the backup's {@link DataKey}, wrapped by the store's key for the object's path (base64)
  * @param tables rows per table in the dump's snapshot
+ * @param databaseBytes the database's size on disk when it was dumped: what a restore needs room for
  */
 public record Manifest(int format, String id, String cluster, String tenant, String tenantUid, String database,
     String kind, String engine, String serverVersion, Instant started, Instant committed, long plaintextBytes,
-    long objectBytes, String sha256, String crc32c, String wrappedKey, Map<String, Long> tables) {
+    long objectBytes, String sha256, String crc32c, String wrappedKey, Map<String, Long> tables, long databaseBytes) {
 
   public static final int FORMAT = 1;
   private static final Gson GSON = Json.GSON;

@@ -27,7 +27,7 @@ class BackupFormatTest {
   private static final BackupLocation ACME = new BackupLocation("eu-1", "acme", "0c4b7e3a-1111-2222-3333-444455556666", "main");
   private static final BackupLocation ACME_REUSED = new BackupLocation("eu-1", "acme", "9f00aa00-1111-2222-3333-444455556666", "main");
   private static final BackupId ID = BackupId.parse("main-20261126-020000-a1b2c3");
-  private static final BackupHeader HEADER = new BackupHeader("postgresql", "15.8", Map.of("public.items", 10_000L));
+  private static final BackupHeader HEADER = new BackupHeader("postgresql", "15.8", Map.of("public.items", 10_000L), 4_000_000);
   private static Aead kek;
   private static byte[] dump;
 
@@ -89,7 +89,7 @@ class BackupFormatTest {
     Manifest manifest = new Manifest(Manifest.FORMAT, ID.toString(), ACME.cluster(), ACME.tenant(), ACME.tenantUid(),
         ACME.database(), "scheduled", "postgresql", "15.8", Instant.parse("2026-11-26T02:00:00Z"),
         Instant.parse("2026-11-26T02:01:00Z"), 100, 200, "ab", "AAAAAA==",
-        Base64.getEncoder().encodeToString(key.wrap(kek, ACME.objectPath(ID))), Map.of("public.items", 10_000L));
+        Base64.getEncoder().encodeToString(key.wrap(kek, ACME.objectPath(ID))), Map.of("public.items", 10_000L), 4_000_000);
     byte[] sealed = manifest.seal(kek);
 
     Manifest opened = Manifest.open(sealed, kek, ACME.manifestPath(ID));
@@ -105,7 +105,7 @@ class BackupFormatTest {
     // Sealed for acme's path by the store's key, but naming the other acme: never believed.
     String json = Json.GSON.toJson(new Manifest(Manifest.FORMAT, ID.toString(), ACME_REUSED.cluster(), ACME_REUSED.tenant(),
         ACME_REUSED.tenantUid(), "main", "scheduled", "postgresql", "15.8", Instant.EPOCH, Instant.EPOCH, 1, 1, "a",
-        "b", "c", Map.of()));
+        "b", "c", Map.of(), 0));
     byte[] sealed = kek.encrypt(json.getBytes(StandardCharsets.UTF_8), ACME.manifestPath(ID).getBytes(StandardCharsets.UTF_8));
 
     assertThatThrownBy(() -> Manifest.open(sealed, kek, ACME.manifestPath(ID)))

@@ -6,6 +6,7 @@ import com.google.cloud.storage.BucketInfo;
 import com.google.crypto.tink.Aead;
 import com.sun.net.httpserver.HttpServer;
 import io.tenantry.backup.JobContainers.Ended;
+import io.tenantry.backup.agent.AgentReport;
 import io.tenantry.backup.postgres.PostgresCommands;
 import io.tenantry.backup.store.BackupStore;
 import io.tenantry.backup.store.GcsBackupStore;
@@ -119,6 +120,8 @@ class BackupRoundTripIT {
 
       assertThat(restore.report().outcome()).as(restore.toString()).isEqualTo("restored");
       assertThat(restore.report().sha256()).isEqualTo(backup.report().sha256());
+      assertThat(AgentReport.fromJson(new String(store.read(LOCATION.restoreReportPath(database.replace('_', '-'))),
+          StandardCharsets.UTF_8))).as("the restore's report, where its token says").isEqualTo(restore.report());
       assertThat(content(target, database)).isEqualTo(sourceContent);
     }
   }
@@ -208,7 +211,8 @@ class BackupRoundTripIT {
     Path work = Files.createTempDirectory(dir, "restore-");
     Path keyFile = Files.write(work.resolveSibling(work.getFileName() + ".key"), key.cleartext());
     Path source = Files.writeString(work.resolveSibling(work.getFileName() + ".target"),
-        endpoint.url(tokens.issue(Access.DOWNLOAD, path, Duration.ofMinutes(10))));
+        endpoint.url(tokens.issue(Access.DOWNLOAD, path, LOCATION.restoreReportPath(database.replace('_', '-')),
+            Duration.ofMinutes(10))));
     return JobContainers.run(work, PostgresCommands.restoreScript(), libpq(target, database),
         List.of("restore", "--key", keyFile.toString(), "--target", source.toString(), "--object-path", path));
   }

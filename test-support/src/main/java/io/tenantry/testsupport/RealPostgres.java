@@ -37,6 +37,7 @@ public final class RealPostgres implements AutoCloseable {
   private static final Duration STEP_TIMEOUT = Duration.ofMinutes(2);
   private static final Duration STARTUP_TIMEOUT = Duration.ofMinutes(1);
 
+  private static Path sharedBinaries;
   private final Path root;
   private final boolean asNobody;
   private final Thread shutdownHook = new Thread(this::stop, "real-postgres-shutdown");
@@ -76,6 +77,40 @@ public final class RealPostgres implements AutoCloseable {
       postgres.close();
       throw e;
     }
+  }
+
+  /**
+   * The server's binaries ({@code initdb}, {@code pg_ctl}, {@code postgres}), extracted once per JVM
+   * into a world-readable directory under {@code /tmp} (removed at exit), for a test that runs a
+   * script which starts its own server, as a database image would. Run them through
+   * {@link #asServerUser}.
+   */
+  public static synchronized Path serverBinaries() {
+    if (sharedBinaries == null) {
+      RealPostgres extracted = new RealPostgres(createRoot(), isRoot());
+      try {
+        extracted.extractBinaries();
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot extract the PostgreSQL binaries", e);
+      }
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteTree(extracted.root), "real-postgres-binaries"));
+      sharedBinaries = extracted.bin("initdb").getParent();
+    }
+    return sharedBinaries;
+  }
+
+  /**
+   * {@code command} as the server's binaries must run: as nobody ({@code setpriv}) when this JVM is
+   * root, which initdb, pg_ctl and postgres refuse to be; as is otherwise. Whatever it writes must
+   * then be writable by nobody.
+   */
+  public static List<String> asServerUser(List<String> command) {
+    List<String> full = new ArrayList<>();
+    if (isRoot()) {
+      full.addAll(List.of("setpriv", "--reuid=" + NOBODY, "--regid=" + NOBODY, "--clear-groups"));
+    }
+    full.addAll(command);
+    return full;
   }
 
   public String host() {
@@ -252,12 +287,8 @@ public final class RealPostgres implements AutoCloseable {
   }
 
   private ProcessBuilder processBuilder(boolean asServerUser, List<String> command) {
-    List<String> full = new ArrayList<>();
-    if (asServerUser && asNobody) {
-      full.addAll(List.of("setpriv", "--reuid=" + NOBODY, "--regid=" + NOBODY, "--clear-groups"));
-    }
-    full.addAll(command);
-    ProcessBuilder builder = new ProcessBuilder(full).directory(root.toFile());
+    ProcessBuilder builder = new ProcessBuilder(asServerUser && asNobody ? asServerUser(command) : command)
+        .directory(root.toFile());
     builder.environment().put("LC_ALL", "C");
     return builder;
   }

@@ -14,12 +14,25 @@ public class BackupStatus {
   @JsonPropertyDescription("The newest attempt, proven or not; its reason and error say why it failed.")
   private BackupRecord lastAttempt;
 
+  @JsonPropertyDescription("The newest restore drill: id names the backup restored into a scratch server; reason and error"
+      + " say why it failed (a RestoreVerified reason), started empty while it waits for a slot.")
+  private BackupRecord lastDrill;
+
+  @JsonPropertyDescription("Backups proven since the last drill started; the plan's drillEvery of them start the next.")
+  private Integer provenSinceDrill;
+
   public BackupStatus() {
   }
 
   public BackupStatus(BackupRecord last, BackupRecord lastAttempt) {
+    this(last, lastAttempt, null, null);
+  }
+
+  public BackupStatus(BackupRecord last, BackupRecord lastAttempt, BackupRecord lastDrill, Integer provenSinceDrill) {
     this.last = last;
     this.lastAttempt = lastAttempt;
+    this.lastDrill = lastDrill;
+    this.provenSinceDrill = provenSinceDrill;
   }
 
   public BackupRecord getLast() {
@@ -38,13 +51,30 @@ public class BackupStatus {
     this.lastAttempt = lastAttempt;
   }
 
+  public BackupRecord getLastDrill() {
+    return lastDrill;
+  }
+
+  public void setLastDrill(BackupRecord lastDrill) {
+    this.lastDrill = lastDrill;
+  }
+
+  public Integer getProvenSinceDrill() {
+    return provenSinceDrill;
+  }
+
+  public void setProvenSinceDrill(Integer provenSinceDrill) {
+    this.provenSinceDrill = provenSinceDrill;
+  }
+
   @Override
   public boolean equals(Object o) {
-    return o instanceof BackupStatus b && Objects.equals(last, b.last) && Objects.equals(lastAttempt, b.lastAttempt);
+    return o instanceof BackupStatus b && Objects.equals(last, b.last) && Objects.equals(lastAttempt, b.lastAttempt)
+        && Objects.equals(lastDrill, b.lastDrill) && Objects.equals(provenSinceDrill, b.provenSinceDrill);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(last, lastAttempt);
+    return Objects.hash(last, lastAttempt, lastDrill, provenSinceDrill);
   }
 }

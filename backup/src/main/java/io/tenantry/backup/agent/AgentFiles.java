@@ -44,6 +44,15 @@ final class AgentFiles {
     }
   }
 
+  /** Tells the script the agent is done with its server (a drill's, which the script then stops). */
+  void done() {
+    try {
+      Files.writeString(work.resolve("done"), "", StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      // The script's own wait ends it.
+    }
+  }
+
   /** The exit code the script wrote to {@code <tool>.exit}, once written, or empty after {@code timeout}. */
   OptionalInt awaitExit(String tool, Duration timeout) throws InterruptedException {
     Path file = work.resolve(tool + ".exit");

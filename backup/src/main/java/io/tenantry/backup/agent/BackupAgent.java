@@ -12,9 +12,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.DigestInputStream;
 import java.security.GeneralSecurityException;
-import java.security.MessageDigest;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -22,13 +20,10 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalInt;
 import java.util.Properties;
-import java.util.zip.CRC32C;
-import java.util.zip.CheckedInputStream;
 
 /**
  * The agent of a backup or restore Job: the operator's image beside the database's, sharing a work
@@ -92,9 +87,7 @@ public final class BackupAgent {
     } catch (IOException | RuntimeException e) {
       System.err.println("cannot write the report: " + e.getMessage());
     }
-    if (args[0].equals("backup")) {
-      agent.send(report);
-    }
+    agent.send(report);
     System.err.println("backup-agent " + args[0] + ": " + report.outcome()
         + (report.error() == null ? "" : ": " + report.error()));
     return report.succeeded() ? 0 : 1;
@@ -108,7 +101,8 @@ public final class BackupAgent {
       db.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
       db.setReadOnly(true);
       String snapshot = single(db, "SELECT pg_export_snapshot()");
-      BackupHeader header = new BackupHeader("postgresql", single(db, "SHOW server_version"), TableCounts.count(db));
+      BackupHeader header = new BackupHeader("postgresql", single(db, "SHOW server_version"), TableCounts.count(db),
+          Long.parseLong(single(db, "SELECT pg_database_size(current_database())")));
       files.writeAtomically("snapshot", snapshot);
       AgentReport report = upload(files, objectPath, header);
       db.commit();
@@ -162,8 +156,9 @@ public final class BackupAgent {
   }
 
   /**
-   * Sends the report beside the object, where the operator reads it: it never reads pods. Best
-   * effort: without it the operator still judges by the store, only without the error's words.
+   * Sends the report to where its token says (beside a backup's object, or a restore's own), where
+   * the operator reads it: it never reads pods. Best effort: without it the operator still judges a
+   * backup by the store, only without the error's words, and a restore as one that did not run.
    */
   void send(AgentReport report) {
     try {
@@ -187,6 +182,14 @@ public final class BackupAgent {
 
   AgentReport restore() {
     AgentFiles files = new AgentFiles(Path.of(option("work")));
+    try {
+      return restore(files);
+    } finally {
+      files.done(); // a drill's scratch server may stop now
+    }
+  }
+
+  private AgentReport restore(AgentFiles files) {
     String objectPath = option("object-path");
     try {
       DataKey key = DataKey.fromCleartext(Files.readAllBytes(Path.of(option("key"))));
@@ -196,22 +199,15 @@ public final class BackupAgent {
         files.abort();
         return AgentReport.failed("restoreFailed", "the transfer endpoint answered " + status + ": " + body(download));
       }
-      MessageDigest sha256 = MessageDigest.getInstance("SHA-256");
-      CRC32C crc = new CRC32C();
-      CheckedInputStream received = new CheckedInputStream(new DigestInputStream(download.getInputStream(), sha256), crc);
-      long[] objectBytes = {0};
-      InputStream counted = new java.io.FilterInputStream(received) {
-        @Override
-        public int read(byte[] b, int off, int len) throws IOException {
-          int n = super.read(b, off, len);
-          objectBytes[0] += Math.max(n, 0);
-          return n;
-        }
-      };
+      CountingStream received = new CountingStream(OutputStream.nullOutputStream());
+      InputStream counted = received.reading(download.getInputStream());
       BackupFormat.Opened opened;
       long plaintext;
       try (counted) {
         opened = BackupFormat.open(counted, key, objectPath);
+        // Only now may pg_restore open the FIFO: it waits on it for a writer, and one that fails
+        // before this point (the header does not decrypt) never comes; the script sees abort instead.
+        files.writeAtomically("go", "");
         try (OutputStream fifo = files.openFifoForWriting("restore", SCRIPT_TIMEOUT)) {
           plaintext = opened.dump().transferTo(fifo);
         } catch (IOException e) {
@@ -231,8 +227,7 @@ public final class BackupAgent {
       if (differs != null) {
         return AgentReport.failed("countsDiffer", differs);
       }
-      return new AgentReport("restored", null, objectBytes[0], plaintext, HexFormat.of().formatHex(sha256.digest()),
-          io.tenantry.backup.store.Crc32cs.base64(crc));
+      return new AgentReport("restored", null, received.bytes(), plaintext, received.sha256(), received.crc32c());
     } catch (IOException | GeneralSecurityException | SQLException | RuntimeException e) {
       files.abort();
       return AgentReport.failed("restoreFailed", e.toString());

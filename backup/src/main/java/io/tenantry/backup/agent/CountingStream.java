@@ -1,8 +1,10 @@
 package io.tenantry.backup.agent;
 
 import io.tenantry.backup.store.Crc32cs;
+import java.io.FilterInputStream;
 import java.io.FilterOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -36,6 +38,26 @@ final class CountingStream extends FilterOutputStream {
     sha256.update(b, off, len);
     crc32c.update(b, off, len);
     bytes += len;
+  }
+
+  /** {@code in}, passing every byte it reads through this stream: what a download received. */
+  InputStream reading(InputStream in) {
+    return new FilterInputStream(in) {
+      @Override
+      public int read() throws IOException {
+        byte[] one = new byte[1];
+        return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+      }
+
+      @Override
+      public int read(byte[] b, int off, int len) throws IOException {
+        int n = super.read(b, off, len);
+        if (n > 0) {
+          write(b, off, n);
+        }
+        return n;
+      }
+    };
   }
 
   long bytes() {

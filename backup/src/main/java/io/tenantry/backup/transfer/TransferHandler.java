@@ -2,7 +2,6 @@ package io.tenantry.backup.transfer;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
-import io.tenantry.backup.BackupLocation;
 import io.tenantry.backup.store.BackupStore;
 import io.tenantry.backup.store.BackupStoreUnavailableException;
 import io.tenantry.backup.store.NoSuchObjectException;
@@ -22,16 +21,16 @@ import org.slf4j.LoggerFactory;
 /**
  * The operator's transfer endpoint, {@code /backup-transfer/v1/<token>}: how backup and restore
  * Jobs move encrypted bytes without holding any credential of the store. {@code PUT} with an upload
- * token creates its one object (201; 409 if it exists: never replaced), and {@code PUT .../report}
- * the agent's report beside it (at most {@value #MAX_REPORT_BYTES} bytes, also once); {@code GET}
- * with a download token streams its one object. Every other request is refused: another method
+ * token creates its one object (201; 409 if it exists: never replaced); {@code GET} with a download
+ * token streams its one object; {@code PUT .../report} creates the one report its token names (at
+ * most {@value #MAX_REPORT_BYTES} bytes, also once): beside an upload's object, or a restore's own. Every other request is refused: another method
  * (405), a token for the other access or none at all (403). The object's bytes are ciphertext: the
  * operator never sees a dump. Tokens are never logged.
  */
 public final class TransferHandler implements HttpHandler {
 
   public static final String PATH = "/backup-transfer/v1/";
-  /** Appended to an upload URL: where the agent's report goes. */
+  /** Appended to a transfer URL: where the agent's report goes. */
   public static final String REPORT = "/report";
   static final int MAX_REPORT_BYTES = 8192;
   private static final Logger log = LoggerFactory.getLogger(TransferHandler.class);
@@ -46,6 +45,9 @@ public final class TransferHandler implements HttpHandler {
   @Override
   public void handle(HttpExchange exchange) throws IOException {
     try (exchange) {
+      // One exchange per connection, said so: a client that read a download to its end would
+      // otherwise keep the connection for its next request, which finds it closed.
+      exchange.getResponseHeaders().set("Connection", "close");
       serve(exchange);
     } catch (RuntimeException e) {
       // The JDK server would close the connection without a word: say it, and log why.
@@ -69,14 +71,20 @@ public final class TransferHandler implements HttpHandler {
         answer(exchange, 403, e.getMessage());
         return;
       }
+      if (method.equals("PUT") && report(exchange)) {
+        if (grant.report() == null) {
+          answer(exchange, 403, "this token grants no report");
+        } else {
+          upload(exchange, grant.report(), MAX_REPORT_BYTES);
+        }
+        return;
+      }
       Access wanted = method.equals("PUT") ? Access.UPLOAD : Access.DOWNLOAD;
       if (grant.access() != wanted) {
         answer(exchange, 403, "this token grants " + grant.access().name().toLowerCase(java.util.Locale.ROOT) + " only");
         return;
       }
-      if (wanted == Access.UPLOAD && report(exchange)) {
-        upload(exchange, BackupLocation.reportPathOf(grant.path()), MAX_REPORT_BYTES);
-      } else if (wanted == Access.UPLOAD) {
+      if (wanted == Access.UPLOAD) {
         upload(exchange, grant.path(), Long.MAX_VALUE);
       } else {
         download(exchange, grant.path());

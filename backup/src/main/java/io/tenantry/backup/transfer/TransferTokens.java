@@ -1,6 +1,7 @@
 package io.tenantry.backup.transfer;
 
 import com.google.crypto.tink.Aead;
+import io.tenantry.backup.BackupLocation;
 import io.tenantry.backup.Json;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
@@ -21,8 +22,11 @@ public final class TransferTokens {
   /** What a token lets its bearer do with its one object. */
   public enum Access { UPLOAD, DOWNLOAD }
 
-  /** A verified token's grant. */
-  public record Grant(Access access, String path, Instant expires) {
+  /**
+   * A verified token's grant: {@code access} to the object at {@code path}, and the creation of one
+   * report at {@code report} (where the agent says how its transfer, or its restore, went).
+   */
+  public record Grant(Access access, String path, String report, Instant expires) {
   }
 
   private static final byte[] AD = "tenantry backup transfer token v1".getBytes(StandardCharsets.UTF_8);
@@ -34,9 +38,17 @@ public final class TransferTokens {
     this.clock = clock;
   }
 
-  /** A token granting {@code access} to the object at {@code path} for {@code ttl}. */
+  /**
+   * A token granting {@code access} to the object at {@code path} for {@code ttl}; an upload's
+   * report goes beside its object, a download grants no report.
+   */
   public String issue(Access access, String path, Duration ttl) {
-    Grant grant = new Grant(access, path, clock.instant().plus(ttl));
+    return issue(access, path, access == Access.UPLOAD ? BackupLocation.reportPathOf(path) : null, ttl);
+  }
+
+  /** A token granting {@code access} to the object at {@code path} and one report at {@code report}, for {@code ttl}. */
+  public String issue(Access access, String path, String report, Duration ttl) {
+    Grant grant = new Grant(access, path, report, clock.instant().plus(ttl));
     try {
       byte[] sealed = kek.encrypt(Json.GSON.toJson(grant).getBytes(StandardCharsets.UTF_8), AD);
       return Base64.getUrlEncoder().withoutPadding().encodeToString(sealed);

@@ -162,6 +162,25 @@ abstract class TransferHandlerContract {
   }
 
   @Test
+  void aRestoreTokenReportsOnceAtItsOwnPathAndAPlainDownloadTokenNowhere() throws Exception {
+    store.create(PATH, new java.io.ByteArrayInputStream(randomBytes(1_000, 10)));
+    String reportPath = "backups/c/t-0f3a/db/restores/drill-db-20261126-020000-abcdef.report";
+    String restore = tokens.issue(Access.DOWNLOAD, PATH, reportPath, TTL);
+    byte[] report = "{\"outcome\":\"restored\"}".getBytes(StandardCharsets.UTF_8);
+
+    assertThat(endpoint.get(restore).statusCode()).isEqualTo(200);
+    assertThat(endpoint.put(restore + TransferHandler.REPORT, report).statusCode()).isEqualTo(201);
+    assertThat(store.read(reportPath)).isEqualTo(report);
+    assertThat(endpoint.put(restore + TransferHandler.REPORT, report).statusCode()).as("once").isEqualTo(409);
+    assertThat(endpoint.put(restore, report).statusCode()).as("the object itself").isEqualTo(403);
+
+    HttpResponse<String> plain = endpoint.put(tokens.issue(Access.DOWNLOAD, PATH, TTL) + TransferHandler.REPORT, report);
+    assertThat(plain.statusCode()).isEqualTo(403);
+    assertThat(plain.body()).isEqualTo("this token grants no report");
+    assertThat(store.list("backups/")).extracting(StoredObject::path).containsExactly(PATH, reportPath);
+  }
+
+  @Test
   void aDownloadTokenForAMissingObjectIsNotFound() throws Exception {
     String download = tokens.issue(Access.DOWNLOAD, "backups/c/t-0f3a/db/never-written.dump.enc", TTL);
 

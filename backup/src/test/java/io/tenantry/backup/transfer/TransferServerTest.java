@@ -34,7 +34,7 @@ class TransferServerTest {
       try (TransferServer server = new TransferServer(new InetSocketAddress(port), new TransferHandler(tokens, store), 2)) {
         server.start();
         for (int i = 0; i < 10; i++) {
-          String token = tokens.issue(Access.UPLOAD, "backups/c/t-u/db/" + round + i, Duration.ofMinutes(1));
+          String token = tokens.issue(Access.UPLOAD, "backups/c/t-u/db/" + round + i + ".dump.enc", Duration.ofMinutes(1));
           HttpURLConnection put = (HttpURLConnection) URI.create("http://127.0.0.1:" + port
               + TransferHandler.PATH + token).toURL().openConnection();
           put.setRequestProperty("Connection", "close");

@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.tenantry.api.v1alpha1.DatabaseSpec;
 import io.tenantry.backup.BackupId;
+import io.tenantry.backup.Manifest;
 import io.tenantry.backup.postgres.PostgresCommands;
 import io.tenantry.controller.resources.DatabaseModel;
 import io.tenantry.controller.resources.Labels;
@@ -26,13 +27,14 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The Job that backs up one database, and the Secret it alone reads: pure builders. The pod runs
- * two containers sharing an emptyDir: {@code dump}, the database's own image running
- * {@link PostgresCommands#dumpScript()} (pg_dump into a FIFO), and {@code agent}, the operator's
- * image, which takes the snapshot, encrypts the stream with the backup's key and uploads it to the
- * one object its token allows, then reports in its termination message. The Secret holds that key
- * and token and nothing else: no credential of the store ever enters the namespace. The Job runs
- * once ({@code backoffLimit: 0}): a failed backup is reported and the next one is scheduled.
+ * The Jobs that back up one database and drill a restore of it, and the Secret each alone reads:
+ * pure builders. A backup's pod runs two containers sharing an emptyDir: {@code dump}, the
+ * database's own image running {@link PostgresCommands#dumpScript()} (pg_dump into a FIFO), and
+ * {@code agent}, the operator's image, which takes the snapshot, encrypts the stream with the
+ * backup's key and uploads it to the one object its token allows, then reports beside it. A
+ * drill's pod is the same shape the other way ({@link #drill}). The Secret holds the backup's key
+ * and the token and nothing else: no credential of the store ever enters the namespace. Each Job
+ * runs once ({@code backoffLimit: 0}): a failure is reported and the next attempt is scheduled.
  */
 public final class BackupJob {
 
@@ -42,11 +44,19 @@ public final class BackupJob {
   public static final String OBJECT_PATH = "tenantry.io/backup-object";
   /** The Job's annotation saying why it runs (scheduled, on-demand). */
   public static final String KIND = "tenantry.io/backup-kind";
+  /** A drill Job's annotation naming the backup it restores. */
+  public static final String DRILL_OF = "tenantry.io/drill-of";
   public static final String AGENT = "agent";
   public static final String DUMP = "dump";
+  public static final String RESTORE = "restore";
+  /** The drill's scratch server's port, on the pod's loopback. */
+  static final int SCRATCH_PORT = 5432;
+  /** Room for the scratch server beyond the restored data: initdb's files, WAL, the server's log. */
+  private static final long SCRATCH_OVERHEAD = 128L << 20;
   static final String DATA_KEY = "data-key";
   static final String TARGET = "target";
   static final String WORK = "/work";
+  static final String SCRATCH = "/scratch";
   static final String SECRET_DIR = "/var/run/tenantry-backup";
   static final String AGENT_MAIN = "io.tenantry.backup.agent.BackupAgent";
 
@@ -73,20 +83,8 @@ public final class BackupJob {
         .addToLimits("memory", new Quantity("256Mi")).endResources()
         .withSecurityContext(PodSecurity.container(true))
         .build();
-    Container agent = new ContainerBuilder()
-        .withName(AGENT)
-        .withImage(ctx.config().backups().agentImage())
-        .withCommand("java", "-XX:MaxRAMPercentage=60", "-cp", "@/app/jib-classpath-file", AGENT_MAIN)
-        .withArgs("backup", "--work", WORK, "--key", SECRET_DIR + "/" + DATA_KEY, "--target", SECRET_DIR + "/" + TARGET,
-            "--object-path", objectPath, "--report", "/dev/termination-log")
-        .withEnv(libpq)
-        .addNewVolumeMount().withName("work").withMountPath(WORK).endVolumeMount()
-        .addNewVolumeMount().withName("backup").withMountPath(SECRET_DIR).withReadOnly(true).endVolumeMount()
-        .withTerminationMessagePolicy("File")
-        .withNewResources().addToRequests("cpu", new Quantity("100m")).addToRequests("memory", new Quantity("192Mi"))
-        .addToLimits("memory", new Quantity("384Mi")).endResources()
-        .withSecurityContext(PodSecurity.container(true))
-        .build();
+    Container agent = agent(ctx, List.of("backup", "--work", WORK, "--key", SECRET_DIR + "/" + DATA_KEY, "--target",
+        SECRET_DIR + "/" + TARGET, "--object-path", objectPath, "--report", "/dev/termination-log"), libpq);
     return new JobBuilder()
         .withMetadata(ctx.meta(name, Labels.workload(ctx.name(), Labels.COMPONENT_BACKUP, db.getName())))
         .editMetadata().addToAnnotations(BACKUP_ID, id.toString()).addToAnnotations(OBJECT_PATH, objectPath)
@@ -109,11 +107,107 @@ public final class BackupJob {
         .build();
   }
 
-  /** The Job's Secret: the backup's key, and the URL (with its one-object token) it uploads to. */
-  public static Secret secret(TenantContext ctx, BackupId id, String database, byte[] dataKey, String targetUrl) {
+  /** {@code drill-<id>}: at most 60 characters for a database name of 30. */
+  public static String drillName(String backupId) {
+    return "drill-" + backupId;
+  }
+
+  /**
+   * Bytes of scratch space a drill of {@code manifest}'s backup needs: the database's size when it
+   * was dumped, a quarter more (indexes rebuilt, free space), and the server's own files. A
+   * manifest from before the size was recorded gets eight times its dump (custom-format dumps are
+   * compressed).
+   */
+  public static long scratchBytes(Manifest manifest) {
+    long data = manifest.databaseBytes() > 0 ? manifest.databaseBytes() + manifest.databaseBytes() / 4
+        : manifest.plaintextBytes() * 8;
+    long bytes = data + SCRATCH_OVERHEAD;
+    return (bytes + (1 << 20) - 1) & -(1L << 20); // whole MiB
+  }
+
+  /**
+   * The restore drill of backup {@code manifest}: {@code restore}, the database's own image running
+   * {@link PostgresCommands#drillScript()} (a throwaway server in an emptyDir of
+   * {@link #scratchBytes} whose ephemeral storage the quota counts, and pg_restore into it), and
+   * {@code agent}, which downloads the object with the token in the Secret, decrypts it into the
+   * FIFO, compares every table's row count with the backup's and reports to the store. The tenant's
+   * database is never touched: the drill needs only its credentials' user name, so ownership
+   * restores as it was.
+   */
+  public static Job drill(TenantContext ctx, DatabaseSpec db, Manifest manifest, Duration deadline) {
+    String name = drillName(manifest.id());
+    Map<String, String> podLabels = Labels.selector(ctx.name(), Labels.COMPONENT_BACKUP, db.getName());
+    Quantity scratch = new Quantity((scratchBytes(manifest) >> 20) + "Mi");
+    List<EnvVar> libpq = List.of(
+        new EnvVarBuilder().withName("PGHOST").withValue("127.0.0.1").build(),
+        new EnvVarBuilder().withName("PGPORT").withValue(Integer.toString(SCRATCH_PORT)).build(),
+        new EnvVarBuilder().withName("PGDATABASE").withValue("postgres").build(),
+        new EnvVarBuilder().withName("PGUSER").withNewValueFrom().withNewSecretKeyRef().withName(Names.credentials(db.getName()))
+            .withKey(DatabaseModel.USERNAME_KEY).endSecretKeyRef().endValueFrom().build(),
+        new EnvVarBuilder().withName("PGPASSWORD").withValue("").build()); // the scratch server trusts its loopback
+    Container restore = new ContainerBuilder()
+        .withName(RESTORE)
+        .withImage(DatabaseModel.image(ctx, db))
+        .withCommand("sh", "-c", PostgresCommands.drillScript())
+        .withEnv(libpq)
+        .addToEnv(new EnvVarBuilder().withName("WORK").withValue(WORK).build(),
+            new EnvVarBuilder().withName("SCRATCH").withValue(SCRATCH).build())
+        .addNewVolumeMount().withName("work").withMountPath(WORK).endVolumeMount()
+        .addNewVolumeMount().withName("scratch").withMountPath(SCRATCH).endVolumeMount()
+        .withNewResources().addToRequests("cpu", new Quantity("100m")).addToRequests("memory", new Quantity("128Mi"))
+        .addToRequests("ephemeral-storage", scratch).addToLimits("memory", new Quantity("512Mi"))
+        .addToLimits("ephemeral-storage", scratch).endResources()
+        .withSecurityContext(PodSecurity.container(true))
+        .build();
+    Container agent = agent(ctx, List.of("restore", "--work", WORK, "--key", SECRET_DIR + "/" + DATA_KEY, "--target",
+        SECRET_DIR + "/" + TARGET, "--object-path", manifest.location().objectPath(manifest.backupId()), "--report",
+        "/dev/termination-log"), libpq);
+    return new JobBuilder()
+        .withMetadata(ctx.meta(name, Labels.workload(ctx.name(), Labels.COMPONENT_BACKUP, db.getName())))
+        .editMetadata().addToAnnotations(DRILL_OF, manifest.id()).endMetadata()
+        .withNewSpec()
+        .withBackoffLimit(0)
+        .withActiveDeadlineSeconds(deadline.toSeconds())
+        .withNewTemplate()
+        .withNewMetadata().withLabels(podLabels).addToAnnotations(DRILL_OF, manifest.id()).endMetadata()
+        .withSpec(PodPolicy.placed(new PodSpecBuilder()
+            .withRestartPolicy("Never")
+            .withAutomountServiceAccountToken(false)
+            .withSecurityContext(PodSecurity.pod(DatabaseModel.DATABASE_USER))
+            .withContainers(restore, agent)
+            .addNewVolume().withName("work").withNewEmptyDir().withSizeLimit(new Quantity("16Mi")).endEmptyDir().endVolume()
+            .addNewVolume().withName("scratch").withNewEmptyDir().withSizeLimit(scratch).endEmptyDir().endVolume()
+            .addNewVolume().withName("backup").withNewSecret().withSecretName(name).withDefaultMode(0400).endSecret().endVolume()
+            .build(), ctx.plan()))
+        .endTemplate()
+        .endSpec()
+        .build();
+  }
+
+  /** The agent's container: the operator's image, the backup's Secret, the shared work directory. */
+  private static Container agent(TenantContext ctx, List<String> args, List<EnvVar> libpq) {
+    return new ContainerBuilder()
+        .withName(AGENT)
+        .withImage(ctx.config().backups().agentImage())
+        .withCommand("java", "-XX:MaxRAMPercentage=60", "-cp", "@/app/jib-classpath-file", AGENT_MAIN)
+        .withArgs(args)
+        .withEnv(libpq)
+        .addNewVolumeMount().withName("work").withMountPath(WORK).endVolumeMount()
+        .addNewVolumeMount().withName("backup").withMountPath(SECRET_DIR).withReadOnly(true).endVolumeMount()
+        .withTerminationMessagePolicy("File")
+        .withNewResources().addToRequests("cpu", new Quantity("100m")).addToRequests("memory", new Quantity("192Mi"))
+        .addToLimits("memory", new Quantity("384Mi")).endResources()
+        .withSecurityContext(PodSecurity.container(true))
+        .build();
+  }
+
+  /**
+   * The Secret of Job {@code job} (a backup's or a drill's): the backup's key, and the URL (with its
+   * one-object token) it uploads to or downloads from.
+   */
+  public static Secret secret(TenantContext ctx, String job, String database, byte[] dataKey, String targetUrl) {
     return new SecretBuilder()
-        .withMetadata(ctx.meta(name(id), Labels.workload(ctx.name(), Labels.COMPONENT_BACKUP, database)))
-        .editMetadata().addToAnnotations(BACKUP_ID, id.toString()).endMetadata()
+        .withMetadata(ctx.meta(job, Labels.workload(ctx.name(), Labels.COMPONENT_BACKUP, database)))
         .withType("Opaque")
         .addToData(DATA_KEY, Base64.getEncoder().encodeToString(dataKey))
         .addToData(TARGET, Base64.getEncoder().encodeToString(targetUrl.getBytes(StandardCharsets.UTF_8)))

@@ -2,7 +2,9 @@ package io.tenantry.controller.backup;
 
 import static net.logstash.logback.argument.StructuredArguments.kv;
 
+import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ResourceQuota;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
@@ -25,6 +27,7 @@ import io.tenantry.backup.Manifest;
 import io.tenantry.backup.Retention;
 import io.tenantry.backup.agent.AgentReport;
 import io.tenantry.backup.store.BackupStoreUnavailableException;
+import io.tenantry.backup.store.NoSuchObjectException;
 import io.tenantry.backup.store.ObjectExistsException;
 import io.tenantry.backup.store.StoredObject;
 import io.tenantry.backup.transfer.TransferHandler;
@@ -38,7 +41,9 @@ import io.tenantry.controller.metrics.BackupOutcomes;
 import io.tenantry.controller.resources.Labels;
 import io.tenantry.controller.resources.Names;
 import io.tenantry.controller.resources.TenantContext;
+import io.tenantry.controller.status.Conditions;
 import io.tenantry.controller.status.Reason;
+import io.tenantry.controller.status.Verdict;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -103,13 +108,14 @@ public final class TenantBackups {
   private final Map<String, String> kinds = new java.util.concurrent.ConcurrentHashMap<>();
 
   /**
-   * What one sync found: each database's backup status, the BackedUp condition's parts, whether it
-   * wrote anything, and when to look again (empty: only on events; {@code retry}: with backoff, the
-   * store being down).
+   * What one sync found: each database's backup status, the BackedUp and RestoreVerified
+   * conditions (null: none, no database keeping data), whether it wrote anything, and when to look
+   * again (empty: only on events; {@code retry}: with backoff, the store being down).
    */
-  public record Result(Map<String, BackupStatus> databases, String conditionStatus, Reason reason, String message,
-      boolean acted, Optional<Duration> next, boolean retry) {
+  public record Result(Map<String, BackupStatus> databases, Verdict backedUp, Verdict restoreVerified, boolean acted,
+      Optional<Duration> next, boolean retry) {
   }
+
 
   public TenantBackups(KubernetesClient client, ClusterView cache, BackupRuntime runtime, BackupSlots slots,
       EventRecorder events, BackupOutcomes outcomes, Clock clock) {
@@ -134,7 +140,13 @@ public final class TenantBackups {
    * none is to start (not Active, or no database keeps data); zero when one is due now.
    */
   public Optional<Duration> untilDue(Tenant tenant, Plan plan) {
-    if (tenant.getSpec().getState() != TenantState.Active || plan == null) {
+    if (plan == null) {
+      return Optional.empty();
+    }
+    if (drillsRun(tenant) && backedUp(tenant).stream().anyMatch(db -> drillWaiting(status(tenant, db.getName())))) {
+      return Optional.of(Duration.ZERO);
+    }
+    if (tenant.getSpec().getState() != TenantState.Active) {
       return Optional.empty();
     }
     Instant now = clock.instant();
@@ -162,23 +174,30 @@ public final class TenantBackups {
     for (DatabaseSpec db : backedUp(tenant)) {
       BackupSlots.Key key = new BackupSlots.Key(ctx.name(), db.getName());
       BackupStatus status = status(tenant, db.getName());
-      Job job = runningJob(ctx, db);
-      if (job != null && job.getMetadata().getUid().equals(committedJobs.get(key))) {
-        job = null; // deleted by the last commit; the cache has not seen it go yet
-      } else {
+      // A Job the last commit deleted is still in the cache for a moment: it is not running.
+      Job job = runningJob(ctx, db, committedJobs.get(key));
+      if (job == null) {
         committedJobs.remove(key);
       }
       try {
+        boolean running = false;
         if (job != null && finished(job)) {
-          status = commit(ctx, db, job, status);
+          status = isDrill(job) ? judgeDrill(ctx, db, job, status) : commit(ctx, db, job, status);
           committedJobs.put(key, job.getMetadata().getUid());
           slots.release(key);
           acted = true;
         } else if (job != null) {
           slots.hold(key);
-        } else if (takesBackupsOf(db)) {
+          running = true;
+        }
+        if (!running && takesBackupsOf(db)) {
           Duration due = untilDue(tenant, ctx.plan().backup(), db, clock.instant());
-          if (tenant.getSpec().getState() != TenantState.Active || !databaseReady(ctx, db)) {
+          if (drillWaiting(status) && drillsRun(tenant)) {
+            if (slots.acquire(key)) {
+              status = startDrill(ctx, db, status);
+              acted = true;
+            }
+          } else if (tenant.getSpec().getState() != TenantState.Active || !databaseReady(ctx, db)) {
             slots.release(key);
           } else if (!due.isZero()) {
             slots.release(key);
@@ -199,17 +218,17 @@ public final class TenantBackups {
         decided.put(key, status);
       }
     }
-    return condition(tenant, statuses, storeDown, acted, next);
-  }
-
-  private Result condition(Tenant tenant, Map<String, BackupStatus> statuses, String storeDown, boolean acted,
-      Optional<Duration> next) {
     List<DatabaseSpec> kept = backedUp(tenant);
     if (kept.isEmpty()) {
-      return new Result(statuses, null, null, null, acted, next, false);
+      return new Result(statuses, null, null, acted, next, false);
     }
+    return new Result(statuses, backedUp(kept, statuses, storeDown), restoreVerified(tenant, kept, statuses), acted, next,
+        storeDown != null);
+  }
+
+  private static Verdict backedUp(List<DatabaseSpec> kept, Map<String, BackupStatus> statuses, String storeDown) {
     if (storeDown != null) {
-      return new Result(statuses, "Unknown", Reason.StoreUnavailable, storeDown, acted, next, true);
+      return new Verdict("Unknown", Reason.StoreUnavailable, storeDown);
     }
     List<String> unsupported = kept.stream().filter(db -> !takesBackupsOf(db))
         .map(db -> db.getName() + " (" + db.getEngine() + ")").toList();
@@ -217,23 +236,58 @@ public final class TenantBackups {
       BackupStatus status = statuses.get(db.getName());
       BackupRecord attempt = status == null ? null : status.getLastAttempt();
       if (attempt != null && attempt.getReason() != null) {
-        return new Result(statuses, "False", Reason.valueOf(attempt.getReason()),
-            db.getName() + ": backup " + attempt.getId() + " failed: " + attempt.getError(), acted, next, false);
+        return new Verdict("False", Reason.valueOf(attempt.getReason()),
+            db.getName() + ": backup " + attempt.getId() + " failed: " + attempt.getError());
       }
     }
     if (!unsupported.isEmpty()) {
-      return new Result(statuses, "False", Reason.EngineNotSupported, "no backups for " + String.join(", ", unsupported)
-          + " in this version; mark a database that keeps no data spec.databases[].ephemeral: true", acted, next, false);
+      return new Verdict("False", Reason.EngineNotSupported, "no backups for " + String.join(", ", unsupported)
+          + " in this version; mark a database that keeps no data spec.databases[].ephemeral: true");
     }
     List<String> never = kept.stream().filter(db -> statuses.get(db.getName()) == null
         || statuses.get(db.getName()).getLast() == null).map(DatabaseSpec::getName).toList();
     if (!never.isEmpty()) {
-      return new Result(statuses, "Unknown", Reason.NoBackupYet, "no proven backup yet of " + String.join(", ", never),
-          acted, next, false);
+      return new Verdict("Unknown", Reason.NoBackupYet, "no proven backup yet of " + String.join(", ", never));
     }
     List<String> lasts = kept.stream().map(db -> db.getName() + " " + statuses.get(db.getName()).getLast().getId()).toList();
-    return new Result(statuses, "True", Reason.BackupCurrent, "newest proven backups: " + String.join(", ", lasts), acted,
-        next, false);
+    return new Verdict("True", Reason.BackupCurrent, "newest proven backups: " + String.join(", ", lasts));
+  }
+
+  /**
+   * RestoreVerified, from each database's newest drill: False when one failed, True when every
+   * database's passed. While a drill waits or runs, the condition stays what it was (its record now
+   * names the new drill, not the result before it).
+   */
+  private static Verdict restoreVerified(Tenant tenant, List<DatabaseSpec> kept, Map<String, BackupStatus> statuses) {
+    List<String> passed = new ArrayList<>();
+    boolean inFlight = false;
+    for (DatabaseSpec db : kept.stream().filter(TenantBackups::takesBackupsOf).toList()) {
+      BackupStatus status = statuses.get(db.getName());
+      BackupRecord drill = status == null ? null : status.getLastDrill();
+      if (drill != null && drill.getFinished() != null && drill.getReason() != null) {
+        return new Verdict("False", Reason.valueOf(drill.getReason()),
+            db.getName() + ": drill of backup " + drill.getId() + " failed: " + drill.getError());
+      } else if (drill != null && drill.getFinished() != null) {
+        passed.add(db.getName() + " " + drill.getId());
+      } else if (drill != null) {
+        inFlight = true;
+      }
+    }
+    if (passed.isEmpty() && !inFlight) {
+      return kept.stream().anyMatch(TenantBackups::takesBackupsOf)
+          ? new Verdict("Unknown", Reason.NoDrillYet, "no restore drill has run yet; the first proven backup starts one")
+          : null;
+    }
+    Condition previous = tenant.getStatus() == null ? null : tenant.getStatus().getConditions().stream()
+        .filter(c -> Conditions.RESTORE_VERIFIED.equals(c.getType())).findFirst().orElse(null);
+    if (inFlight && previous != null) {
+      return new Verdict(previous.getStatus(), Reason.valueOf(previous.getReason()), previous.getMessage());
+    }
+    if (inFlight || passed.size() < kept.stream().filter(TenantBackups::takesBackupsOf).count()) {
+      return new Verdict("Unknown", Reason.NoDrillYet, "a restore drill is waiting or running");
+    }
+    return new Verdict("True", Reason.DrillPassed, "restored into a scratch server, every table's row count as backed up: "
+        + String.join(", ", passed));
   }
 
   private BackupStatus start(TenantContext ctx, DatabaseSpec db, BackupStatus status) {
@@ -243,7 +297,7 @@ public final class TenantBackups {
     BackupPolicy policy = ctx.plan().backup();
     String kind = requestPending(ctx.tenant(), lastAttempt(status), now) ? "on-demand" : "scheduled";
     String token = runtime.tokens().issue(Access.UPLOAD, path, policy.deadlineDuration().plus(TOKEN_GRACE));
-    Secret secret = BackupJob.secret(ctx, id, db.getName(), DataKey.generate().cleartext(),
+    Secret secret = BackupJob.secret(ctx, BackupJob.name(id), db.getName(), DataKey.generate().cleartext(),
         runtime.transferUrl() + TransferHandler.PATH + token);
     // The exact start, not the id's second: a request made later in that second is still to answer.
     BackupRecord attempt = new BackupRecord(id.toString(), now.toString(), null, null, null, null);
@@ -264,10 +318,10 @@ public final class TenantBackups {
       outcomes.failed(Reason.WriteFailed);
       attempt = new BackupRecord(id.toString(), now.toString(), now.toString(), null, Reason.WriteFailed.name(),
           "the backup Job was refused: " + message);
-      return new BackupStatus(status == null ? null : status.getLast(), attempt);
+      return attempted(status, status == null ? null : status.getLast(), attempt);
     }
     LOG.info("backup started {} {} {}", kv("tenant", ctx.name()), kv("database", db.getName()), kv("backup", id.toString()));
-    return new BackupStatus(status == null ? null : status.getLast(), attempt);
+    return attempted(status, status == null ? null : status.getLast(), attempt);
   }
 
   /**
@@ -301,13 +355,35 @@ public final class TenantBackups {
     if (secret != null) {
       delete(secret);
     }
-    BackupRecord last = attempt.getReason() == null ? attempt : status == null ? null : status.getLast();
-    return new BackupStatus(last, attempt);
+    if (attempt.getReason() != null) {
+      return attempted(status, status == null ? null : status.getLast(), attempt);
+    }
+    return drillAfter(attempted(status, attempt, attempt), ctx.plan().backup());
+  }
+
+  /** {@code status} with a new backup attempt (and newest proven backup), its drills as they were. */
+  private static BackupStatus attempted(BackupStatus status, BackupRecord last, BackupRecord attempt) {
+    return new BackupStatus(last, attempt, status == null ? null : status.getLastDrill(),
+        status == null ? null : status.getProvenSinceDrill());
+  }
+
+  /**
+   * After a proven backup: one more since the last drill, and a drill of it waiting for a slot when
+   * none ran yet, the last one failed, or the plan's {@code drillEvery} backups were proven since
+   * (none with drillEvery 0). A drill still waiting is moved to the newer backup.
+   */
+  static BackupStatus drillAfter(BackupStatus status, BackupPolicy policy) {
+    int since = (status.getProvenSinceDrill() == null ? 0 : status.getProvenSinceDrill()) + 1;
+    BackupRecord drill = status.getLastDrill();
+    boolean due = policy.drillEvery() > 0
+        && (drill == null || drill.getReason() != null || drill.getStarted() == null || since >= policy.drillEvery());
+    BackupRecord next = due ? new BackupRecord(status.getLast().getId(), null, null, null, null, null) : drill;
+    return new BackupStatus(status.getLast(), status.getLastAttempt(), next, since);
   }
 
   /** The object's size once proven and its manifest committed; else {@link Unproven} with the reason. */
   private long prove(TenantContext ctx, DatabaseSpec db, Job job, BackupId id, String path, String kind, Secret secret) {
-    AgentReport report = report(path);
+    AgentReport report = report(BackupLocation.reportPathOf(path));
     if (report != null && !report.succeeded()) {
       throw new Unproven("dumpFailed".equals(report.outcome()) ? Reason.DumpFailed : Reason.UploadFailed, report.error());
     }
@@ -332,7 +408,7 @@ public final class TenantBackups {
       Manifest manifest = new Manifest(Manifest.FORMAT, id.toString(), location.cluster(), location.tenant(),
           location.tenantUid(), location.database(), kind == null ? "scheduled" : kind, header.engine(), header.serverVersion(),
           id.started(), clock.instant(), report.plaintextBytes(), object.size(), report.sha256(), object.crc32c(),
-          Base64.getEncoder().encodeToString(key.wrap(runtime.kek(), path)), header.tables());
+          Base64.getEncoder().encodeToString(key.wrap(runtime.kek(), path)), header.tables(), header.databaseBytes());
       try {
         runtime.store().create(location.manifestPath(id), new ByteArrayInputStream(manifest.seal(runtime.kek())));
       } catch (ObjectExistsException e) {
@@ -343,6 +419,105 @@ public final class TenantBackups {
     } catch (IOException | GeneralSecurityException e) {
       throw new Unproven(Reason.BackupCorrupt, path + " does not open with the backup's key: " + e.getMessage());
     }
+  }
+
+  /**
+   * Starts the drill waiting in {@code status}: opens the backup's manifest (its key, its size),
+   * checks the scratch space fits the quota, then creates the Secret (the key, a download token
+   * for the one object, the report path) and the Job. What cannot start is a finished, failed
+   * drill, reported; the next proven backup is drilled again.
+   */
+  private BackupStatus startDrill(TenantContext ctx, DatabaseSpec db, BackupStatus status) {
+    String now = clock.instant().toString();
+    String backupId = status.getLastDrill().getId();
+    BackupLocation location = location(ctx, db);
+    BackupId id = BackupId.parse(backupId);
+    Manifest manifest;
+    try {
+      manifest = Manifest.open(runtime.store().read(location.manifestPath(id)), runtime.kek(), location.manifestPath(id));
+    } catch (NoSuchObjectException | GeneralSecurityException e) {
+      return drillEnded(ctx, db, status, now, Reason.DrillFailed, "the manifest of " + backupId + " does not open: "
+          + e.getMessage());
+    }
+    long scratch = BackupJob.scratchBytes(manifest);
+    Optional<String> shortfall = ScratchQuota.shortfall(cache.get(ResourceQuota.class, ctx.namespace(), Names.QUOTA), scratch);
+    if (shortfall.isPresent()) {
+      return drillEnded(ctx, db, status, now, Reason.DrillDoesNotFit, shortfall.get());
+    }
+    String name = BackupJob.drillName(backupId);
+    BackupPolicy policy = ctx.plan().backup();
+    String token = runtime.tokens().issue(Access.DOWNLOAD, location.objectPath(id), location.restoreReportPath(name),
+        policy.deadlineDuration().plus(TOKEN_GRACE));
+    try {
+      Secret secret = BackupJob.secret(ctx, name, db.getName(), manifest.dataKey(runtime.kek()).cleartext(),
+          runtime.transferUrl() + TransferHandler.PATH + token);
+      client.resource(secret).create();
+      try {
+        client.resource(BackupJob.drill(ctx, db, manifest, policy.deadlineDuration())).create();
+      } catch (KubernetesClientException e) {
+        delete(secret);
+        throw e;
+      }
+    } catch (GeneralSecurityException e) {
+      return drillEnded(ctx, db, status, now, Reason.DrillFailed, "the key of " + backupId + " does not unwrap: "
+          + e.getMessage());
+    } catch (KubernetesClientException e) {
+      String message = e.getStatus() != null && e.getStatus().getMessage() != null ? e.getStatus().getMessage() : e.getMessage();
+      return drillEnded(ctx, db, status, now, Reason.WriteFailed, "the drill Job was refused: " + message);
+    }
+    LOG.info("drill started {} {} {} {}", kv("tenant", ctx.name()), kv("database", db.getName()), kv("backup", backupId),
+        kv("scratchBytes", scratch));
+    return new BackupStatus(status.getLast(), status.getLastAttempt(), new BackupRecord(backupId, now, null, null, null, null), 0);
+  }
+
+  /**
+   * Judges an ended drill Job by its agent's report in the store (a Job's "Succeeded" proves
+   * nothing: one that ran nothing reports nothing), then deletes the report, the Job and its Secret.
+   */
+  private BackupStatus judgeDrill(TenantContext ctx, DatabaseSpec db, Job job, BackupStatus status) {
+    String backupId = job.getMetadata().getAnnotations().get(BackupJob.DRILL_OF);
+    String reportPath = location(ctx, db).restoreReportPath(job.getMetadata().getName());
+    AgentReport report = report(reportPath);
+    BackupRecord drill = status == null ? null : status.getLastDrill();
+    String started = drill != null && backupId.equals(drill.getId()) && drill.getStarted() != null ? drill.getStarted()
+        : job.getMetadata().getCreationTimestamp();
+    String now = clock.instant().toString();
+    BackupStatus judged;
+    if (report != null && report.succeeded()) {
+      judged = new BackupStatus(status == null ? null : status.getLast(), status == null ? null : status.getLastAttempt(),
+          new BackupRecord(backupId, started, now, report.objectBytes(), null, null),
+          status == null ? null : status.getProvenSinceDrill());
+      LOG.info("drill passed {} {} {}", kv("tenant", ctx.name()), kv("database", db.getName()), kv("backup", backupId));
+      outcomes.drilled(null);
+    } else {
+      BackupStatus base = status == null ? new BackupStatus() : status;
+      base = new BackupStatus(base.getLast(), base.getLastAttempt(), new BackupRecord(backupId, started, null, null, null, null),
+          base.getProvenSinceDrill());
+      judged = report == null
+          ? drillEnded(ctx, db, base, now, Reason.DrillNotRun, "the drill Job ended but its agent reported nothing ("
+              + jobFailure(job) + ")")
+          : drillEnded(ctx, db, base, now, Reason.DrillFailed, report.outcome() + ": " + report.error());
+    }
+    runtime.store().delete(reportPath);
+    delete(job);
+    Secret secret = cache.get(Secret.class, ctx.namespace(), job.getMetadata().getName());
+    if (secret != null) {
+      delete(secret);
+    }
+    return judged;
+  }
+
+  /** The drill in {@code status} as failed for {@code reason}: reported, counted and logged. */
+  private BackupStatus drillEnded(TenantContext ctx, DatabaseSpec db, BackupStatus status, String now, Reason reason,
+      String error) {
+    BackupRecord drill = status.getLastDrill();
+    LOG.warn("drill failed {} {} {} {} {}", kv("tenant", ctx.name()), kv("database", db.getName()),
+        kv("backup", drill.getId()), kv("reason", reason), kv("error", error));
+    events.record(ctx.tenant(), EventType.Warning, reason, db.getName() + ": drill of backup " + drill.getId() + " failed: "
+        + error);
+    outcomes.drilled(reason);
+    return new BackupStatus(status.getLast(), status.getLastAttempt(), new BackupRecord(drill.getId(),
+        drill.getStarted() == null ? now : drill.getStarted(), now, null, reason.name(), error), status.getProvenSinceDrill());
   }
 
   /**
@@ -387,9 +562,8 @@ public final class TenantBackups {
     return kind;
   }
 
-  /** What the agent reported beside the object, or null if it reported nothing. */
-  private AgentReport report(String objectPath) {
-    String path = BackupLocation.reportPathOf(objectPath);
+  /** What an agent reported at {@code path} (beside a backup's object, or a drill's own), or null if nothing. */
+  private AgentReport report(String path) {
     if (runtime.store().stat(path).isEmpty()) {
       return null;
     }
@@ -417,15 +591,32 @@ public final class TenantBackups {
     }
   }
 
-  private Job runningJob(TenantContext ctx, DatabaseSpec db) {
+  /** The database's backup or drill Job, but the one of uid {@code gone} (deleted, still cached), or null. */
+  private Job runningJob(TenantContext ctx, DatabaseSpec db, String gone) {
     for (HasMetadata object : cache.ownedBy(ctx.name())) {
-      if (object instanceof Job job && isBackupObject(job)
+      if (object instanceof Job job && isBackupObject(job) && !job.getMetadata().getUid().equals(gone)
           && db.getName().equals(job.getMetadata().getLabels().get(Labels.NAME))
-          && job.getMetadata().getAnnotations() != null && job.getMetadata().getAnnotations().containsKey(BackupJob.BACKUP_ID)) {
+          && job.getMetadata().getAnnotations() != null && (job.getMetadata().getAnnotations().containsKey(BackupJob.BACKUP_ID)
+              || isDrill(job))) {
         return job;
       }
     }
     return null;
+  }
+
+  private static boolean isDrill(Job job) {
+    return job.getMetadata().getAnnotations().containsKey(BackupJob.DRILL_OF);
+  }
+
+  /** Whether a drill is waiting for a slot: named, not started. */
+  private static boolean drillWaiting(BackupStatus status) {
+    return status != null && status.getLastDrill() != null && status.getLastDrill().getStarted() == null;
+  }
+
+  /** Drills run while the tenant keeps its data in the cluster; they never touch the tenant's database. */
+  private static boolean drillsRun(Tenant tenant) {
+    TenantState state = tenant.getSpec().getState();
+    return state == TenantState.Active || state == TenantState.Frozen;
   }
 
   private static boolean finished(Job job) {

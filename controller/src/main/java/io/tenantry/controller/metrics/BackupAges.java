@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Pure: how old the Active tenants' backups are, from their status. A database counts if it keeps
+ * Pure: how old the Active tenants' backups are, and how many databases' drills fail, from their status. A database counts if it keeps
  * data ({@code ephemeral} databases never do); its age is that of its newest proven backup, or,
  * when it has none, of the tenant itself: a database never backed up is stale once its tenant is
  * older than the limit, so a backup that never ran is noticed like one that stopped.
@@ -34,6 +34,18 @@ public final class BackupAges {
   /** The greatest age over those databases: of the newest proven backup, or of the tenant without one; zero if none. */
   public static Duration oldest(List<Tenant> tenants, Instant now) {
     return ages(tenants, now).max(Duration::compareTo).orElse(Duration.ZERO);
+  }
+
+  /**
+   * Databases of tenants that keep their data in the cluster (Active, Frozen) whose newest finished
+   * restore drill failed: their backups may not restore.
+   */
+  public static long drillsFailing(List<Tenant> tenants) {
+    return tenants.stream().filter(t -> t.getSpec() != null && t.getStatus() != null
+            && (t.getSpec().getState() == TenantState.Active || t.getSpec().getState() == TenantState.Frozen))
+        .flatMap(t -> t.getStatus().getDatabases().stream())
+        .map(DatabaseStatus::getBackup).filter(b -> b != null && b.getLastDrill() != null)
+        .filter(b -> b.getLastDrill().getFinished() != null && b.getLastDrill().getReason() != null).count();
   }
 
   private static java.util.stream.Stream<Duration> ages(List<Tenant> tenants, Instant now) {

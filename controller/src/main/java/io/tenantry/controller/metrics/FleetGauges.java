@@ -33,6 +33,7 @@ import java.util.function.Supplier;
  *   <li>{@code tenantry_backups_stale} and {@code tenantry_backups_oldest_seconds}: Active tenants'
  *       databases without a recent proven backup, and the oldest such age ({@link BackupAges}); 0
  *       when backups are off.</li>
+ *   <li>{@code tenantry_restore_drills_failing}: databases whose newest restore drill failed.</li>
  * </ul>
  *
  * <p>A replica that does not lead has not started its informers: it reports none of these (rather
@@ -93,7 +94,10 @@ public final class FleetGauges implements MultiCollector {
             .dataPoint(point(backups ? BackupAges.stale(tenants, clock.instant()) : 0, Labels.EMPTY)).build(),
         gauge("tenantry_backups_oldest_seconds", "Age of the oldest newest-proven-backup over Active tenants' databases"
             + " (a database without one counts from its tenant's creation); 0 when backups are off", Unit.SECONDS)
-            .dataPoint(point(backups ? BackupAges.oldest(tenants, clock.instant()).toSeconds() : 0, Labels.EMPTY)).build());
+            .dataPoint(point(backups ? BackupAges.oldest(tenants, clock.instant()).toSeconds() : 0, Labels.EMPTY)).build(),
+        gauge("tenantry_restore_drills_failing", "Databases of Active and Frozen tenants whose newest restore drill"
+            + " failed (the backup did not restore, its counts differ, or the drill could not run)", null)
+            .dataPoint(point(BackupAges.drillsFailing(tenants), Labels.EMPTY)).build());
   }
 
   private static GaugeSnapshot tenants(Map<TenantCounts.Key, Long> counts) {

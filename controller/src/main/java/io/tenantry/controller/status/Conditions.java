@@ -15,6 +15,7 @@ public final class Conditions {
   public static final String APPS_READY = "AppsReady";
   public static final String ROUTED = "Routed";
   public static final String BACKED_UP = "BackedUp";
+  public static final String RESTORE_VERIFIED = "RestoreVerified";
 
   private Conditions() {
   }

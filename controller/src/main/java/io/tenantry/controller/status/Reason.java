@@ -88,6 +88,17 @@ public enum Reason {
   BackupCorrupt,
   /** The database's engine has no backup in this version; it says so rather than pretend. */
   EngineNotSupported,
+  // RestoreVerified
+  /** The newest drill restored its backup into a scratch server and every table's row count matched. */
+  DrillPassed,
+  /** No drill has run yet: the first proven backup starts one. */
+  NoDrillYet,
+  /** The drill's restore failed: the object did not decrypt, pg_restore refused it, or row counts differ. */
+  DrillFailed,
+  /** The drill's Job ended without its agent reporting: nothing shows the backup restores. */
+  DrillNotRun,
+  /** The scratch space the drill needs is more than the tenant's quota has left; it did not start. */
+  DrillDoesNotFit,
   // Ready (spare pools)
   BufferFull,
   Refilling,

@@ -96,15 +96,19 @@ public final class StatusBuilder {
    * @param backedUp the condition's status (True, False, Unknown), or null for none
    */
   public static TenantStatus withBackups(TenantStatus status, Tenant tenant, Map<String, BackupStatus> backups,
-      String backedUp, Reason reason, String message, String now) {
+      Verdict backedUp, Verdict restoreVerified, String now) {
     TenantStatus result = copyOf(status);
     result.setDatabases(status.getDatabases().stream().map(d -> d.withBackup(backups.get(d.getName()))).toList());
     List<Condition> conditions = new ArrayList<>(status.getConditions());
-    conditions.removeIf(c -> Conditions.BACKED_UP.equals(c.getType()));
+    conditions.removeIf(c -> Conditions.BACKED_UP.equals(c.getType()) || Conditions.RESTORE_VERIFIED.equals(c.getType()));
+    List<Condition> previous = tenant.getStatus() == null ? List.of() : tenant.getStatus().getConditions();
     if (backedUp != null) {
-      List<Condition> previous = tenant.getStatus() == null ? List.of() : tenant.getStatus().getConditions();
-      conditions.add(Conditions.condition(previous, Conditions.BACKED_UP, backedUp, reason, message,
-          tenant.getMetadata().getGeneration(), now));
+      conditions.add(Conditions.condition(previous, Conditions.BACKED_UP, backedUp.status(), backedUp.reason(),
+          backedUp.message(), tenant.getMetadata().getGeneration(), now));
+    }
+    if (restoreVerified != null) {
+      conditions.add(Conditions.condition(previous, Conditions.RESTORE_VERIFIED, restoreVerified.status(),
+          restoreVerified.reason(), restoreVerified.message(), tenant.getMetadata().getGeneration(), now));
     }
     result.setConditions(conditions);
     return result;

@@ -37,7 +37,10 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * Backups on the simulated cluster, proven by the store: the operator makes the backup Job, the
@@ -45,6 +48,7 @@ import org.junit.jupiter.api.Test;
  * reaches the store, checked and sealed, counts as a backup.
  */
 @WithCluster(workloads = true)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class BackupIT {
 
   private static OperatorHarness harness;
@@ -59,7 +63,10 @@ class BackupIT {
     store = new LocalBackupStore(storeRoot);
     harness = OperatorHarness.withBackups(cluster, OperatorConfig.defaults()
         .with("{templateNamespace: tenantry-templates-backup, backups: {maxConcurrent: 2},"
-            + " plans: {standard: {backup: {keepDaily: 1, keepWeekly: 0}}}}"), store);
+            + " plans: {standard: {backup: {keepDaily: 1, keepWeekly: 0, drillEvery: 0}},"
+            + " drilled: {backup: {keepDaily: 1, keepWeekly: 0, drillEvery: 1}},"
+            + " cramped: {quota: {requests.ephemeral-storage: 100Mi}, defaultRequest: {ephemeral-storage: 1Mi},"
+            + " backup: {drillEvery: 1}}}}"), store);
   }
 
   @AfterAll
@@ -237,6 +244,7 @@ class BackupIT {
   }
 
   @Test
+  @Order(Integer.MAX_VALUE) // last: a tenant created just after the restart once waited for the 2-minute resync to be Ready
   void anOperatorDownWhenTheJobEndsCommitsItOnceOnItsReturn() throws Exception {
     String name = uniqueName("restart");
     Tenant tenant = create(name);
@@ -261,6 +269,98 @@ class BackupIT {
         .containsExactly(location.manifestPath(id));
   }
 
+  @Test
+  void aProvenBackupIsRestoredInADrillAndItsCountsMatch() throws Exception {
+    String name = uniqueName("drilled");
+    Tenant tenant = create(name, "drilled");
+    String id;
+    try (RealPostgres postgres = startDatabase(name)) {
+      fill(postgres, name);
+      id = backUp(name, postgres);
+    }
+    // The database's server is gone: the drill restores into a server of its own, in its pod.
+    Job drill = awaitJob(name, BackupJob.drillName(id));
+    assertThat(drill.getMetadata().getAnnotations()).containsEntry(BackupJob.DRILL_OF, id);
+    List<Kubelet.Ended> ended = Kubelet.run(client, Kubelet.awaitRunningPod(client, namespace(name),
+        drill.getMetadata().getName()), Map.of("PGPORT", Integer.toString(freePort())));
+    assertThat(ended).as("%s", ended).allMatch(e -> e.exitCode() == 0);
+
+    Tenant verified = awaitRestoreVerified(name, "True");
+    assertThat(restoreVerified(verified).getReason()).isEqualTo("DrillPassed");
+    BackupRecord lastDrill = verified.getStatus().getDatabases().get(0).getBackup().getLastDrill();
+    assertThat(lastDrill.getId()).isEqualTo(id);
+    assertThat(lastDrill.getFinished()).isNotNull();
+    assertThat(lastDrill.getReason()).isNull();
+    await().atMost(Duration.ofSeconds(30)).until(() -> backupObjects(name).isEmpty());
+    // The drill's report is read and gone; the backup stays as it was.
+    BackupLocation location = new BackupLocation("local", name, tenant.getMetadata().getUid(), "main");
+    BackupId backup = BackupId.parse(id);
+    assertThat(store.list(location.prefix())).extracting(StoredObject::path)
+        .containsExactly(location.objectPath(backup), location.manifestPath(backup), location.reportPath(backup));
+  }
+
+  @Test
+  void aFlippedByteFailsTheDrillAndTheLiveDatabaseIsUntouched() throws Exception {
+    String name = uniqueName("flipped");
+    Tenant tenant = create(name, "drilled");
+    try (RealPostgres postgres = startDatabase(name)) {
+      fill(postgres, name);
+      String id = backUp(name, postgres);
+      Job drill = awaitJob(name, BackupJob.drillName(id));
+      BackupLocation location = new BackupLocation("local", name, tenant.getMetadata().getUid(), "main");
+      Path object = storeRoot.resolve(location.objectPath(BackupId.parse(id)));
+      byte[] bytes = Files.readAllBytes(object);
+      bytes[bytes.length / 2] ^= 0x01;
+      Files.write(object, bytes);
+
+      List<Kubelet.Ended> ended = Kubelet.run(client, Kubelet.awaitRunningPod(client, namespace(name),
+          drill.getMetadata().getName()), Map.of("PGPORT", Integer.toString(freePort())));
+      assertThat(ended).as("%s", ended).anyMatch(e -> e.exitCode() != 0);
+
+      Tenant failed = awaitRestoreVerified(name, "False");
+      assertThat(restoreVerified(failed).getReason()).isEqualTo("DrillFailed");
+      assertThat(restoreVerified(failed).getMessage()).contains("drill of backup " + id + " failed: corrupt");
+      assertThat(warnings(name)).contains("DrillFailed");
+      assertThat(orders(postgres, name)).isEqualTo(1000);
+    }
+  }
+
+  @Test
+  void aDrillJobThatEndsWithoutRunningIsNotAPassedDrill() throws Exception {
+    String name = uniqueName("idle");
+    create(name, "drilled");
+    String id;
+    try (RealPostgres postgres = startDatabase(name)) {
+      fill(postgres, name);
+      id = backUp(name, postgres);
+    }
+    Job drill = awaitJob(name, BackupJob.drillName(id));
+    // As kwok would: every container "succeeds", and nothing ran.
+    Kubelet.terminate(client, Kubelet.awaitRunningPod(client, namespace(name), drill.getMetadata().getName()),
+        List.of(new Kubelet.Ended(BackupJob.RESTORE, 0, "", ""), new Kubelet.Ended(BackupJob.AGENT, 0, "", "")));
+
+    Tenant failed = awaitRestoreVerified(name, "False");
+    assertThat(restoreVerified(failed).getReason()).isEqualTo("DrillNotRun");
+    assertThat(restoreVerified(failed).getMessage()).contains("its agent reported nothing");
+  }
+
+  @Test
+  void aDrillThatDoesNotFitTheQuotaIsReportedWithItsFiguresAndNoJob() throws Exception {
+    String name = uniqueName("cramped");
+    create(name, "cramped");
+    try (RealPostgres postgres = startDatabase(name)) {
+      fill(postgres, name);
+      backUp(name, postgres);
+    }
+
+    Tenant failed = awaitRestoreVerified(name, "False");
+    assertThat(restoreVerified(failed).getReason()).isEqualTo("DrillDoesNotFit");
+    assertThat(restoreVerified(failed).getMessage()).containsPattern("the drill needs \\d+Mi of scratch space; the quota's"
+        + " requests.ephemeral-storage has \\d+Mi left of 100Mi");
+    assertThat(warnings(name)).contains("DrillDoesNotFit");
+    assertThat(jobs(name)).isEmpty();
+  }
+
   /** Runs the tenant's next backup Job against {@code postgres}; the id once proven. */
   private static String backUp(String name, RealPostgres postgres) throws Exception {
     Job job = awaitBackupJob(name);
@@ -272,13 +372,19 @@ class BackupIT {
       Tenant t = client.resources(Tenant.class).withName(name).get();
       BackupRecord last = t.getStatus().getDatabases().get(0).getBackup() == null ? null
           : t.getStatus().getDatabases().get(0).getBackup().getLast();
-      return last != null && id.equals(last.getId()) && jobs(name).isEmpty();
+      return last != null && id.equals(last.getId()) && jobs(name).stream().noneMatch(j -> j.getMetadata().getName()
+          .equals(job.getMetadata().getName()));
     });
     return id;
   }
 
   private static Tenant create(String name) {
+    return create(name, "standard");
+  }
+
+  private static Tenant create(String name, String plan) {
     Tenant tenant = OperatorHarness.tenant(name, 1, true);
+    tenant.getSpec().setPlan(plan);
     client.resources(Tenant.class).resource(tenant).create();
     OperatorHarness.awaitPhase(client, name, TenantPhase.Ready, Duration.ofMinutes(2));
     return client.resources(Tenant.class).withName(name).get();
@@ -289,6 +395,12 @@ class BackupIT {
         .until(() -> !jobs(name).isEmpty());
     assertThat(jobs(name)).hasSize(1);
     return jobs(name).get(0);
+  }
+
+  private static Job awaitJob(String name, String job) {
+    await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(200))
+        .until(() -> jobs(name).stream().anyMatch(j -> j.getMetadata().getName().equals(job)));
+    return jobs(name).stream().filter(j -> j.getMetadata().getName().equals(job)).findFirst().orElseThrow();
   }
 
   private static List<Job> jobs(String name) {
@@ -318,6 +430,22 @@ class BackupIT {
     }
   }
 
+  private static long orders(RealPostgres postgres, String name) throws Exception {
+    Secret credentials = client.secrets().inNamespace(namespace(name)).withName("db-main-credentials").get();
+    try (Connection db = DriverManager.getConnection("jdbc:postgresql://" + postgres.host() + ":" + postgres.port() + "/tenant",
+        decode(credentials, "username"), decode(credentials, "password")); Statement statement = db.createStatement();
+        java.sql.ResultSet rows = statement.executeQuery("SELECT count(*) FROM orders")) {
+      rows.next();
+      return rows.getLong(1);
+    }
+  }
+
+  private static int freePort() throws java.io.IOException {
+    try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+
   private static Map<String, String> loopback(RealPostgres postgres) {
     return Map.of("PGHOST", postgres.host(), "PGPORT", Integer.toString(postgres.port()));
   }
@@ -334,6 +462,20 @@ class BackupIT {
           .filter(c -> status.equals(c.getStatus()) && (reason == null || reason.equals(c.getReason()))).isPresent();
     });
     return client.resources(Tenant.class).withName(name).get();
+  }
+
+  /** The tenant once its RestoreVerified condition has {@code status}. */
+  private static Tenant awaitRestoreVerified(String name, String status) {
+    await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(200)).until(() -> {
+      Tenant t = client.resources(Tenant.class).withName(name).get();
+      return t.getStatus() != null && Conditions.find(t.getStatus().getConditions(), Conditions.RESTORE_VERIFIED)
+          .filter(c -> status.equals(c.getStatus())).isPresent();
+    });
+    return client.resources(Tenant.class).withName(name).get();
+  }
+
+  private static Condition restoreVerified(Tenant tenant) {
+    return Conditions.find(tenant.getStatus().getConditions(), Conditions.RESTORE_VERIFIED).orElseThrow();
   }
 
   private static Condition condition(Tenant tenant) {

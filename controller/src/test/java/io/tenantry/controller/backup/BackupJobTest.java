@@ -13,6 +13,7 @@ import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantSpec;
 import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.backup.BackupId;
+import io.tenantry.backup.Manifest;
 import io.tenantry.backup.postgres.PostgresCommands;
 import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.controller.resources.TenantContext;
@@ -71,7 +72,7 @@ class BackupJobTest {
 
   @Test
   void theSecretHoldsTheKeyAndTheOneObjectTargetAndNothingElse() {
-    Secret secret = BackupJob.secret(context(), ID, "main", new byte[] {1, 2, 3}, "http://transfer/backup-transfer/v1/token");
+    Secret secret = BackupJob.secret(context(), BackupJob.name(ID), "main", new byte[] {1, 2, 3}, "http://transfer/backup-transfer/v1/token");
 
     assertThat(secret.getData()).containsOnlyKeys("data-key", "target");
     assertThat(BackupJob.dataKey(secret)).containsExactly(1, 2, 3);
@@ -80,6 +81,50 @@ class BackupJobTest {
     assertThat(secret.getMetadata().getLabels()).containsEntry("app.kubernetes.io/component", "backup");
     assertThat(TenantBackups.isBackupObject(secret)).isTrue();
     assertThat(BackupJob.dataKey(null)).isNull();
+  }
+
+  @Test
+  void aDrillRestoresIntoAScratchServerInItsPodSizedFromTheBackupAndNeverReachesTheTenantsDatabase() {
+    Job job = BackupJob.drill(context(), database(), manifest(400L << 20, 50L << 20), Duration.ofHours(2));
+
+    assertThat(job.getMetadata().getName()).isEqualTo("drill-main-20261126-020000-a1b2c3").hasSizeLessThanOrEqualTo(63);
+    assertThat(job.getMetadata().getAnnotations()).containsEntry(BackupJob.DRILL_OF, ID.toString())
+        .doesNotContainKey(BackupJob.BACKUP_ID);
+    assertThat(TenantBackups.isBackupObject(job)).isTrue();
+    assertThat(job.getSpec().getBackoffLimit()).isZero();
+    PodSpec pod = job.getSpec().getTemplate().getSpec();
+    Container restore = pod.getContainers().get(0);
+    assertThat(restore.getName()).isEqualTo("restore");
+    assertThat(restore.getImage()).isEqualTo("docker.io/library/postgres:16.4");
+    assertThat(restore.getCommand()).containsExactly("sh", "-c", PostgresCommands.drillScript());
+    // 400 MiB of data, a quarter more, and 128 MiB for the server: requested, limited and the emptyDir's size.
+    assertThat(restore.getResources().getRequests().get("ephemeral-storage").toString()).isEqualTo("628Mi");
+    assertThat(restore.getResources().getLimits().get("ephemeral-storage").toString()).isEqualTo("628Mi");
+    assertThat(pod.getVolumes()).filteredOn(v -> v.getName().equals("scratch")).singleElement()
+        .satisfies(v -> assertThat(v.getEmptyDir().getSizeLimit().toString()).isEqualTo("628Mi"));
+    Container agent = pod.getContainers().get(1);
+    assertThat(String.join(" ", agent.getArgs())).isEqualTo("restore --work /work --key /var/run/tenantry-backup/data-key"
+        + " --target /var/run/tenantry-backup/target --object-path backups/local/acme-acme-uid/main/" + ID + ".dump.enc"
+        + " --report /dev/termination-log");
+    for (Container container : pod.getContainers()) {
+      // Both talk to the scratch server on the pod's loopback; no password of the tenant's database is mounted.
+      assertThat(values(container)).containsEntry("PGHOST", "127.0.0.1").containsEntry("PGDATABASE", "postgres");
+      assertThat(container.getEnv()).noneMatch(e -> e.getValueFrom() != null
+          && e.getValueFrom().getSecretKeyRef().getKey().equals("password"));
+      assertThat(container.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+    }
+  }
+
+  @Test
+  void scratchSpaceFollowsTheDatabasesSizeOrEightTimesTheDumpWhenTheManifestHasNone() {
+    assertThat(BackupJob.scratchBytes(manifest(0, 10L << 20))).isEqualTo((80L + 128) << 20);
+    assertThat(BackupJob.scratchBytes(manifest(1000, 10L << 20))).isEqualTo(129L << 20); // rounded up to a whole MiB
+  }
+
+  private static Manifest manifest(long databaseBytes, long dumpBytes) {
+    return new Manifest(Manifest.FORMAT, ID.toString(), "local", "acme", "acme-uid", "main", "scheduled", "postgresql",
+        "16.4", ID.started(), ID.started().plusSeconds(60), dumpBytes, dumpBytes + 100, "ab", "AAAAAA==", "key",
+        Map.of("public.items", 10L), databaseBytes);
   }
 
   private static Map<String, String> values(Container container) {

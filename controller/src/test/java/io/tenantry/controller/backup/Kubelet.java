@@ -12,10 +12,12 @@ import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.tenantry.testsupport.RealPostgres;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -27,13 +29,14 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Plays the kubelet for backup pods, which kwok leaves Running (tools/kwok-pod-stages.yaml): runs
- * the exact commands of the pod's containers on this machine, each a process of its own, with the
- * pod's environment (Secret references resolved), its emptyDir and Secret volumes as local
- * directories, and the variables in {@code overrides} (the database's host rewritten to
- * loopback): the engine's script under {@code sh} with the machine's PostgreSQL client, the agent
- * on this machine's JDK. Then it writes the pod's terminated status, the agent's termination
- * message included, as a kubelet would.
+ * Plays the kubelet for backup and drill pods, which kwok leaves Running
+ * (tools/kwok-pod-stages.yaml): runs the exact commands of the pod's containers on this machine,
+ * each a process of its own, with the pod's environment (Secret references resolved), its emptyDir
+ * and Secret volumes as local directories, and the variables in {@code overrides} (the database's
+ * host rewritten to loopback): the engine's script under {@code sh} as a user that is not root,
+ * with the machine's PostgreSQL client and the server's binaries (a drill starts its own server),
+ * the agent on this machine's JDK. Then it writes the pod's terminated status, the agent's
+ * termination message included, as a kubelet would.
  */
 final class Kubelet {
 
@@ -66,9 +69,13 @@ final class Kubelet {
   static List<Ended> execute(KubernetesClient client, Pod pod, Map<String, String> overrides) throws Exception {
     String namespace = pod.getMetadata().getNamespace();
     Path root = Files.createTempDirectory("kubelet-" + pod.getMetadata().getName() + "-");
+    Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwxr-xr-x"));
     Map<String, Path> volumes = new HashMap<>();
     for (Volume volume : pod.getSpec().getVolumes()) {
       Path dir = Files.createDirectories(root.resolve(volume.getName()));
+      if (volume.getEmptyDir() != null) {
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx")); // the engine's user writes here
+      }
       if (volume.getSecret() != null) {
         Secret secret = client.secrets().inNamespace(namespace).withName(volume.getSecret().getSecretName()).get();
         for (Map.Entry<String, String> entry : secret.getData().entrySet()) {
@@ -87,6 +94,10 @@ final class Kubelet {
       rewrites.put(TERMINATION_LOG, terminationLog.toString());
       Map<String, String> env = env(client, namespace, container, rewrites);
       env.putAll(overrides);
+      if (!container.getName().equals(BackupJob.AGENT)) {
+        // The database's image: its tools on the PATH (the server's too, for a drill), run as a user that is not root.
+        env.put("PATH", RealPostgres.serverBinaries() + ":" + System.getenv("PATH"));
+      }
       List<String> command = new ArrayList<>();
       container.getCommand().forEach(part -> command.add(rewrite(part, rewrites)));
       container.getArgs().forEach(part -> command.add(rewrite(part, rewrites)));
@@ -110,6 +121,8 @@ final class Kubelet {
         command = command.stream().map(part -> part.equals("java")
             ? Path.of(System.getProperty("java.home"), "bin", "java").toString()
             : part.equals("@/app/jib-classpath-file") ? System.getProperty("java.class.path") : part).toList();
+      } else {
+        command = RealPostgres.asServerUser(command);
       }
       ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
       builder.environment().putAll(env);
@@ -167,7 +180,7 @@ final class Kubelet {
         env.put(var.getName(), new String(Base64.getDecoder().decode(secret.getData().get(var.getValueFrom().getSecretKeyRef()
             .getKey())), StandardCharsets.UTF_8));
       } else {
-        env.put(var.getName(), rewrite(var.getValue(), rewrites));
+        env.put(var.getName(), var.getValue() == null ? "" : rewrite(var.getValue(), rewrites)); // "" is sent as no value
       }
     }
     return env;

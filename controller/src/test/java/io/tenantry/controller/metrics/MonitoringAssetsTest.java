@@ -55,7 +55,7 @@ class MonitoringAssetsTest {
     Run check = promtool(MonitoringAssets.repository(), "check", "rules", MonitoringAssets.alerts().toString());
 
     assertThat(check.exitCode()).as("promtool check rules:\n%s", check.output()).isZero();
-    assertThat(check.output()).contains("SUCCESS: 9 rules found");
+    assertThat(check.output()).contains("SUCCESS: 10 rules found");
   }
 
   @Test

@@ -55,7 +55,7 @@ import org.junit.jupiter.api.Test;
 class BackupCliIT {
 
   private static final BackupHeader HEADER = new BackupHeader("postgresql", "16.4",
-      Map.of("public.items", 10_000L, "public.orders", 250L));
+      Map.of("public.items", 10_000L, "public.orders", 250L), 8_000_000);
 
   private static DatastoreEmulator emulator;
   private static KubernetesClient client;
@@ -343,7 +343,8 @@ class BackupCliIT {
     Manifest manifest = new Manifest(Manifest.FORMAT, id.toString(), location.cluster(), location.tenant(),
         location.tenantUid(), location.database(), kind, HEADER.engine(), HEADER.serverVersion(), id.started(),
         id.started().plusSeconds(60), 30, bytes, "ab", "AAAAAA==",
-        Base64.getEncoder().encodeToString(key.wrap(kek, location.objectPath(id))), HEADER.tables());
+        Base64.getEncoder().encodeToString(key.wrap(kek, location.objectPath(id))), HEADER.tables(),
+        HEADER.databaseBytes());
     store.backups().create(location.manifestPath(id), new ByteArrayInputStream(manifest.seal(kek)));
     return bytes;
   }
