@@ -85,7 +85,7 @@ final class SyncFixture {
     gate = new RolloutGate(rolloutSlots, Duration.ofSeconds(config.rolloutDeadlineSeconds()), woken::add,
         new SimpleMeterRegistry(), nanos::get);
     TenantSecrets secrets = new TenantSecrets(store, cluster);
-    TenantCleanup cleanup = tenant -> {
+    TenantCleanup cleanup = (tenant, tenantUid) -> {
       if (cleanupFailure != null) {
         throw cleanupFailure;
       }
