@@ -41,6 +41,8 @@ final class SyncFixture {
   final AtomicLong nanos = new AtomicLong();
   final List<String> woken = new ArrayList<>();
   final List<String> purgedRecords = new ArrayList<>();
+  /** The UIDs the cleanup was given, one per purge, as {@link #purgedRecords} names the tenants. */
+  final List<String> purgedUids = new ArrayList<>();
   final Templates templates = new Templates();
   final RolloutGate gate;
   final TenantReconciler reconciler;
@@ -91,6 +93,7 @@ final class SyncFixture {
       }
       secrets.purge(tenant);
       purgedRecords.add(tenant);
+      purgedUids.add(tenantUid);
     };
     Provisioning provisioning = new Provisioning(cluster, new Converger(writes), gate, secrets, templates,
         new TenantRouting(new ClusterHostnameClaims(cluster, config.routing()), routingMode), clock);
