@@ -123,7 +123,7 @@ public record OperatorConfig(
                                      git, dev, staging, stage, test, qa, demo, sandbox, preview, internal, intranet,
                                      localhost]}
       backups: {enabled: false, location: "file:${user.home}/.local/share/tenantry/backups", maxConcurrent: 4,
-                transferPort: 8082, transferUrl: "", agentImage: "tenantry-operator:0.1.0"}
+                transferPort: 8082, transferUrl: "", agentImage: "tenantry-operator:0.1.0", purgeDelay: 7d}
       plans:
         standard:
           quota: {requests.cpu: "4", requests.memory: 8Gi, limits.cpu: "8", limits.memory: 16Gi, requests.storage: 100Gi,
@@ -203,7 +203,14 @@ public record OperatorConfig(
       @JsonPropertyDescription("URL at which backup Jobs reach the transfer endpoint; empty: http://tenantry-operator.<operatorNamespace>.svc.<clusterDomain>:<transferPort>.")
       String transferUrl,
       @JsonPropertyDescription("Image of the backup agent: the operator's own image.")
-      String agentImage) {
+      String agentImage,
+      @JsonPropertyDescription("How long a purged tenant's backups are kept before they are deleted, from its purge, e.g. 7d (a duration such as 30m, 4h or 7d). The deletion runs hourly, so it comes up to an hour later.")
+      String purgeDelay) {
+
+    /** {@link #purgeDelay} as a duration. */
+    public Duration purgeDelayDuration() {
+      return BackupPolicy.parse(purgeDelay);
+    }
   }
 
   /** The transfer endpoint's URL as backup Jobs reach it. */
@@ -525,6 +532,13 @@ public record OperatorConfig(
     }
     if (backups().transferPort() < 1 || backups().transferPort() > 65535) {
       errors.add("backups.transferPort: must be a port, 1 to 65535");
+    }
+    try {
+      if (backups().purgeDelayDuration().isZero()) {
+        errors.add("backups.purgeDelay: '" + backups().purgeDelay() + "' must be positive");
+      }
+    } catch (IllegalArgumentException e) {
+      errors.add("backups.purgeDelay: '" + backups().purgeDelay() + "' is not a duration such as 30m, 4h or 7d");
     }
     if (plans() == null || plans().isEmpty()) {
       errors.add("plans: at least one plan is required");

@@ -59,7 +59,7 @@ public final class PurgedState implements StateHandler {
       return new Outcome(ctx.tenant().getStatus(), SyncResult.done(), true); // Done before: nothing to call again.
     }
     try {
-      cleanup.purge(ctx.name());
+      cleanup.purge(ctx.name(), ctx.tenant().getMetadata().getUid());
     } catch (Exception e) {
       throw new IllegalStateException("purging the tenant's records outside the cluster failed: " + e.getMessage(), e);
     }

@@ -24,6 +24,7 @@ import io.tenantry.controller.apply.Converger;
 import io.tenantry.controller.apply.KubeTenantWriter;
 import io.tenantry.controller.backup.BackupRuntime;
 import io.tenantry.controller.backup.BackupSlots;
+import io.tenantry.controller.backup.PurgedBackups;
 import io.tenantry.controller.backup.TenantBackups;
 import io.tenantry.controller.cache.InformerCache;
 import io.tenantry.controller.config.OperatorConfig;
@@ -89,7 +90,8 @@ public final class Operator implements AutoCloseable {
    */
   public record Parts(PrometheusMeterRegistry registry, InformerCache cache, RateLimitingQueue<String> queue,
       RateLimitingQueue<String> poolQueue, TemplateDistribution templates, ConvergedTenants converged,
-      TenantReconciler reconciler, Workers workers, Workers poolWorkers, BackupRuntime backups) {
+      TenantReconciler reconciler, Workers workers, Workers poolWorkers, BackupRuntime backups,
+      PurgedBackups purgedBackups) {
   }
 
   private final KubernetesClient client;
@@ -99,6 +101,12 @@ public final class Operator implements AutoCloseable {
   private final Parts parts;
   private final ScheduledExecutorService templateRefresh = Executors.newSingleThreadScheduledExecutor(r -> {
     Thread t = new Thread(r, "template-refresh");
+    t.setDaemon(true);
+    return t;
+  });
+  /** Sweeps purged tenants' backups while leading; idle when backups are off. */
+  private final ScheduledExecutorService backupSweeps = Executors.newSingleThreadScheduledExecutor(r -> {
+    Thread t = new Thread(r, "purged-backups");
     t.setDaemon(true);
     return t;
   });
@@ -168,16 +176,9 @@ public final class Operator implements AutoCloseable {
         config.secretStore().maxTemplateDeletionShare()), cache,
         () -> cache.tenantNames().forEach(queue::add));
     TenantSecrets secrets = new TenantSecrets(measuredStore, cache);
-    TenantCleanup cleanup = tenant -> {
-      secrets.purge(tenant); // Its failures name the store (the bucket, the directory).
-      try {
-        fleetCleanup.purge(tenant);
-      } catch (Exception e) {
-        // Datastore's own message ("I/O error") names neither the store nor what failed; the tenant's condition must.
-        throw new IllegalStateException("fleet records (Datastore): " + e.getMessage(), e);
-      }
-      routing.release(tenant);
-    };
+    PurgedBackups purgedBackups = backups == null ? null
+        : new PurgedBackups(backups, config.backups().purgeDelayDuration(), clock);
+    TenantCleanup cleanup = cleanup(secrets, purgedBackups, fleetCleanup, routing);
     Applier applier = new Applier(client, registry);
     Provisioning provisioning = new Provisioning(cache, new Converger(applier), gate, secrets, templates, routing, clock);
     ConvergedTenants converged = new ConvergedTenants();
@@ -199,7 +200,30 @@ public final class Operator implements AutoCloseable {
     new FleetGauges(cache, cache::sparePools, cache::hasSynced, config.plans().keySet(), config.namespacePrefix(),
         backups != null, clock)
         .registerWith(registry);
-    return new Parts(registry, cache, queue, poolQueue, templates, converged, reconciler, workers, poolWorkers, backups);
+    return new Parts(registry, cache, queue, poolQueue, templates, converged, reconciler, workers, poolWorkers, backups,
+        purgedBackups);
+  }
+
+  /**
+   * What a purge deletes outside the cluster, in order: the tenant's secrets, the mark on its backups
+   * (when backups are on: they go after the delay), its fleet records, its hostname claims. Each
+   * failure names the store that failed, for the tenant's condition.
+   */
+  private static TenantCleanup cleanup(TenantSecrets secrets, PurgedBackups purgedBackups, TenantCleanup fleetCleanup,
+      TenantRouting routing) {
+    return (tenant, tenantUid) -> {
+      secrets.purge(tenant); // Its failures name the store (the bucket, the directory).
+      if (purgedBackups != null) {
+        purgedBackups.mark(tenant, tenantUid); // So do the backup store's.
+      }
+      try {
+        fleetCleanup.purge(tenant, tenantUid);
+      } catch (Exception e) {
+        // Datastore's own message ("I/O error") names neither the store nor what failed; the tenant's condition must.
+        throw new IllegalStateException("fleet records (Datastore): " + e.getMessage(), e);
+      }
+      routing.release(tenant);
+    };
   }
 
   /**
@@ -257,12 +281,24 @@ public final class Operator implements AutoCloseable {
       templateRefresh.scheduleWithFixedDelay(parts.templates()::refresh, 0, config.secretStore().templateSyncSeconds(), TimeUnit.SECONDS);
       parts.workers().start(config.workers());
       parts.poolWorkers().start(1);
+      if (parts.purgedBackups() != null) {
+        backupSweeps.scheduleWithFixedDelay(this::sweepPurgedBackups, 0, PurgedBackups.EVERY.toMinutes(), TimeUnit.MINUTES);
+      }
       leading.set(true);
       LOG.info("caches synced, workers started {} {}", kv("workers", config.workers()), kv("tenants", parts.cache().tenantNames().size()));
       leadingActions.forEach(Runnable::run);
     } catch (Exception e) {
       LOG.error("could not start the informers {}", kv("error", e.toString()));
       lostLeadership();
+    }
+  }
+
+  /** One sweep; whatever it throws is logged, so that the next one still runs. */
+  private void sweepPurgedBackups() {
+    try {
+      parts.purgedBackups().sweep();
+    } catch (RuntimeException e) {
+      LOG.error("sweeping purged tenants' backups failed {}", kv("error", e.toString()));
     }
   }
 
@@ -350,6 +386,7 @@ public final class Operator implements AutoCloseable {
     LOG.info("operator stopping: draining the queue {}", kv("queued", parts.queue().len()));
     leading.set(false);
     templateRefresh.shutdownNow();
+    backupSweeps.shutdownNow();
     try {
       parts.queue().shutDownWithDrain();
       parts.poolQueue().shutDownWithDrain();

@@ -13,6 +13,7 @@ import io.tenantry.api.v1alpha1.SparePoolSpec;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantTemplate;
 import io.tenantry.controller.config.OperatorConfig;
+import io.tenantry.controller.lifecycle.TenantCleanup;
 import io.tenantry.controller.operator.AllocationService;
 import io.tenantry.controller.operator.Operator;
 import io.tenantry.secretstore.LocalSecretStore;
@@ -123,7 +124,7 @@ public final class AllocationBenchmark {
       FleetRecords records = new DatastoreFleetRecords(emulator.datastore(), "bench");
       KubernetesClient operatorClient = cluster.newClient();
       Operator.Parts parts = Operator.wire(operatorClient, config, "bench", LocalSecretStore.init(work, work.resolve("keyset.json")),
-          records::purgeTenant, records, null);
+          TenantCleanup.byName(records::purgeTenant), records, null);
       try (Operator operator = new Operator(operatorClient, config, "bench", () -> { }, parts)) {
         operator.start();
         try (AllocationService allocation = AllocationService.start(operator, config, operatorClient, records, Clock.systemUTC())) {

@@ -103,6 +103,18 @@ class OperatorConfigTest {
   }
 
   @Test
+  void aPurgedTenantsBackupsAreKeptSevenDaysByDefaultAndTheDelayIsChecked() {
+    assertThat(OperatorConfig.defaults().backups().purgeDelayDuration()).isEqualTo(java.time.Duration.ofDays(7));
+    assertThat(OperatorConfig.parse("backups: {purgeDelay: 1d12h}").backups().purgeDelayDuration())
+        .isEqualTo(java.time.Duration.ofHours(36));
+
+    assertThatThrownBy(() -> OperatorConfig.parse("backups: {purgeDelay: 7 days}"))
+        .hasMessage("invalid operator configuration: backups.purgeDelay: '7 days' is not a duration such as 30m, 4h or 7d");
+    assertThatThrownBy(() -> OperatorConfig.parse("backups: {purgeDelay: 0m}"))
+        .hasMessage("invalid operator configuration: backups.purgeDelay: '0m' must be positive");
+  }
+
+  @Test
   void theHttpListenersHaveDefaultsAndOutOfRangeLimitsAreNamed() {
     OperatorConfig config = OperatorConfig.defaults();
     assertThat(config.httpPort()).isEqualTo(8080);

@@ -47,6 +47,8 @@ class PurgedStateTest {
     f.sync("acme");
     assertThat(f.writes.take()).containsExactly("status acme Purged", "event acme Normal Purged");
     assertThat(f.purgedRecords).containsExactly("acme");
+    assertThat(f.purgedUids).as("the Tenant's UID, which names its backups").containsExactly(
+        f.cluster.tenant("acme").getMetadata().getUid()).doesNotContainNull();
     assertThat(f.store.list(Scope.tenant("acme"))).as("its stored credentials are gone").isEmpty();
 
     f.sync("acme");

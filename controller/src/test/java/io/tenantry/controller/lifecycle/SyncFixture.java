@@ -41,6 +41,8 @@ final class SyncFixture {
   final AtomicLong nanos = new AtomicLong();
   final List<String> woken = new ArrayList<>();
   final List<String> purgedRecords = new ArrayList<>();
+  /** The UIDs the cleanup was given, one per purge, as {@link #purgedRecords} names the tenants. */
+  final List<String> purgedUids = new ArrayList<>();
   final Templates templates = new Templates();
   final RolloutGate gate;
   final TenantReconciler reconciler;
@@ -85,12 +87,13 @@ final class SyncFixture {
     gate = new RolloutGate(rolloutSlots, Duration.ofSeconds(config.rolloutDeadlineSeconds()), woken::add,
         new SimpleMeterRegistry(), nanos::get);
     TenantSecrets secrets = new TenantSecrets(store, cluster);
-    TenantCleanup cleanup = tenant -> {
+    TenantCleanup cleanup = (tenant, tenantUid) -> {
       if (cleanupFailure != null) {
         throw cleanupFailure;
       }
       secrets.purge(tenant);
       purgedRecords.add(tenant);
+      purgedUids.add(tenantUid);
     };
     Provisioning provisioning = new Provisioning(cluster, new Converger(writes), gate, secrets, templates,
         new TenantRouting(new ClusterHostnameClaims(cluster, config.routing()), routingMode), clock);

@@ -13,6 +13,7 @@ import io.tenantry.api.v1alpha1.SparePool;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.controller.config.OperatorConfig;
+import io.tenantry.controller.lifecycle.TenantCleanup;
 import io.tenantry.controller.operator.AllocationCalls.Answer;
 import io.tenantry.spares.DatastoreEmulator;
 import io.tenantry.spares.fleet.Cluster;
@@ -67,7 +68,7 @@ class AllocationAcrossClustersIT {
 
     OperatorConfig config = OperatorConfig.defaults();
     config = config.with("fleet: {clusterName: east, kubeconfigs: ['%s']}".formatted(kubeconfig));
-    east = new OperatorHarness(cluster, config, null, records::purgeTenant);
+    east = new OperatorHarness(cluster, config, null, TenantCleanup.byName(records::purgeTenant));
     api = east.serveAllocations(records, "token");
   }
 

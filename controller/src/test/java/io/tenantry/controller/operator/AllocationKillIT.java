@@ -11,6 +11,7 @@ import io.tenantry.api.v1alpha1.SparePool;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.controller.config.OperatorConfig;
+import io.tenantry.controller.lifecycle.TenantCleanup;
 import io.tenantry.controller.operator.AllocationCalls.Answer;
 import io.tenantry.spares.DatastoreEmulator;
 import io.tenantry.spares.fleet.Allocation;
@@ -72,7 +73,7 @@ class AllocationKillIT {
   static void stop() throws Exception {
     try {
       // An in-process operator purges what the test left, as every IT class does.
-      cleanup = new OperatorHarness(testCluster, OperatorConfig.defaults(), null, records::purgeTenant);
+      cleanup = new OperatorHarness(testCluster, OperatorConfig.defaults(), null, TenantCleanup.byName(records::purgeTenant));
       cleanup.close();
     } finally {
       emulator.close();

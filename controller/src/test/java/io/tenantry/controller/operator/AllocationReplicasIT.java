@@ -11,6 +11,7 @@ import io.tenantry.api.v1alpha1.SparePool;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.controller.config.OperatorConfig;
+import io.tenantry.controller.lifecycle.TenantCleanup;
 import io.tenantry.controller.operator.AllocationCalls.Answer;
 import io.tenantry.spares.DatastoreEmulator;
 import io.tenantry.spares.fleet.DatastoreFleetRecords;
@@ -68,7 +69,7 @@ class AllocationReplicasIT {
   @AfterAll
   static void stop() throws Exception {
     try {
-      new OperatorHarness(testCluster, OperatorConfig.defaults(), null, records::purgeTenant).close();
+      new OperatorHarness(testCluster, OperatorConfig.defaults(), null, TenantCleanup.byName(records::purgeTenant)).close();
     } finally {
       emulator.close();
     }

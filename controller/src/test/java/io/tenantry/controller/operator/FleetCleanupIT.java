@@ -11,6 +11,7 @@ import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.controller.config.OperatorConfig;
+import io.tenantry.controller.lifecycle.TenantCleanup;
 import io.tenantry.spares.DatastoreEmulator;
 import io.tenantry.spares.fleet.Allocation;
 import io.tenantry.spares.fleet.Cluster;
@@ -40,7 +41,7 @@ class FleetCleanupIT {
     emulator = DatastoreEmulator.start();
     records = new DatastoreFleetRecords(emulator.datastore(), "fleet-cleanup-it");
     records.registerCluster(new Cluster("local", "kwok-local", Map.of(), Instant.now()));
-    harness = new OperatorHarness(cluster, OperatorConfig.defaults(), null, records::purgeTenant);
+    harness = new OperatorHarness(cluster, OperatorConfig.defaults(), null, TenantCleanup.byName(records::purgeTenant));
   }
 
   @AfterAll

@@ -80,6 +80,8 @@ class HelmChartTest {
       "--set=config.plans.standard.egress[0].ports[0]=70000     | at '/config/plans/standard/egress/0/ports/0'",
       "--set=config.operatorNamespace=elsewhere                 | 'operatorNamespace' not allowed",
       "--set=config.leaderElection.leaseDurationSecond=15       | 'leaseDurationSecond' not allowed",
+      "--set=config.backups.purgeDelay=7days                    | at '/config/backups/purgeDelay'",
+      "--set=config.backups.purgeDelay=0d0h                     | at '/config/backups/purgeDelay'",
       "--set=replica=3                                          | 'replica' not allowed",
       "--set=image.pullPolicy=Sometimes                         | at '/image/pullPolicy'",
       "--set=config.allocation.enabled=true                     | at '/allocation/tokenSecret/name': minLength",
