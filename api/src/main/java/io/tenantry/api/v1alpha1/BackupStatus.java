@@ -21,6 +21,9 @@ public class BackupStatus {
   @JsonPropertyDescription("Backups proven since the last drill started; the plan's drillEvery of them start the next.")
   private Integer provenSinceDrill;
 
+  @JsonPropertyDescription("The newest restore from spec.databases[].restoreFrom.")
+  private RestoreRecord restore;
+
   public BackupStatus() {
   }
 
@@ -59,6 +62,21 @@ public class BackupStatus {
     this.lastDrill = lastDrill;
   }
 
+  public RestoreRecord getRestore() {
+    return restore;
+  }
+
+  public void setRestore(RestoreRecord restore) {
+    this.restore = restore;
+  }
+
+  /** This status with {@code restore} as its newest restore. */
+  public BackupStatus withRestore(RestoreRecord restore) {
+    BackupStatus copy = new BackupStatus(last, lastAttempt, lastDrill, provenSinceDrill);
+    copy.restore = restore;
+    return copy;
+  }
+
   public Integer getProvenSinceDrill() {
     return provenSinceDrill;
   }
@@ -70,11 +88,12 @@ public class BackupStatus {
   @Override
   public boolean equals(Object o) {
     return o instanceof BackupStatus b && Objects.equals(last, b.last) && Objects.equals(lastAttempt, b.lastAttempt)
-        && Objects.equals(lastDrill, b.lastDrill) && Objects.equals(provenSinceDrill, b.provenSinceDrill);
+        && Objects.equals(lastDrill, b.lastDrill) && Objects.equals(provenSinceDrill, b.provenSinceDrill)
+        && Objects.equals(restore, b.restore);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(last, lastAttempt, lastDrill, provenSinceDrill);
+    return Objects.hash(last, lastAttempt, lastDrill, provenSinceDrill, restore);
   }
 }

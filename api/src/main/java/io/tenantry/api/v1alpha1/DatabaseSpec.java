@@ -37,6 +37,15 @@ public class DatabaseSpec {
   @JsonPropertyDescription("true: the database holds no data worth keeping (a cache); it is never backed up and never reported stale.")
   private Boolean ephemeral;
 
+  @Size(max = 128)
+  @Pattern(Patterns.RESTORE_FROM)
+  @JsonPropertyDescription("A backup to restore this database from, once per new value: 'latest' (the newest proven backup), a backup id"
+      + " (status.databases[].backup.last.id, tenantctl backups list), or '<tenant>/latest' or '<tenant>/<id>' for another tenant's"
+      + " backup when the operator allows cross-tenant restores. Accepted when the database is created, or while the tenant is"
+      + " Frozen. The data goes into a side database, is checked against the backup's manifest, then swapped in; the previous"
+      + " data is kept as <database>_before_<time> for backups.keepReplacedFor. Apps start only once condition Restored is True.")
+  private String restoreFrom;
+
   public DatabaseSpec() {
   }
 
@@ -88,6 +97,14 @@ public class DatabaseSpec {
   }
 
   /** Whether the database keeps data worth backing up. */
+  public String getRestoreFrom() {
+    return restoreFrom;
+  }
+
+  public void setRestoreFrom(String restoreFrom) {
+    this.restoreFrom = restoreFrom;
+  }
+
   public boolean keepsData() {
     return !Boolean.TRUE.equals(ephemeral);
   }
@@ -95,11 +112,12 @@ public class DatabaseSpec {
   @Override
   public boolean equals(Object o) {
     return o instanceof DatabaseSpec d && Objects.equals(name, d.name) && engine == d.engine
-        && Objects.equals(version, d.version) && Objects.equals(storage, d.storage) && Objects.equals(ephemeral, d.ephemeral);
+        && Objects.equals(version, d.version) && Objects.equals(storage, d.storage) && Objects.equals(ephemeral, d.ephemeral)
+        && Objects.equals(restoreFrom, d.restoreFrom);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(name, engine, version, storage, ephemeral);
+    return Objects.hash(name, engine, version, storage, ephemeral, restoreFrom);
   }
 }

@@ -6,6 +6,12 @@ public final class Patterns {
   public static final String DNS_LABEL = "^[a-z]([-a-z0-9]*[a-z0-9])?$";
   /** A positive Kubernetes quantity without sign or exponent, such as {@code 10Gi} or {@code 500m}. */
   public static final String QUANTITY = "^([0-9]+(\\.[0-9]+)?|\\.[0-9]+)([KMGTPE]i|[mkMGTPE])?$";
+  /**
+   * What a database restores from: {@code latest} or a backup id ({@code <database>-<yyyymmdd>-<hhmmss>-<6 hex>}),
+   * optionally after {@code <tenant>/} for another tenant's backups.
+   */
+  public static final String RESTORE_FROM =
+      "^([a-z0-9]([-a-z0-9]*[a-z0-9])?/)?(latest|[a-z]([-a-z0-9]*[a-z0-9])?-[0-9]{8}-[0-9]{6}-[0-9a-f]{6})$";
   /** A container image tag, as the OCI distribution spec allows it. */
   public static final String IMAGE_TAG = "^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$";
   /** An image reference without tag or digest: registry/path. */

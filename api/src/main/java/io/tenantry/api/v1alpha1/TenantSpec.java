@@ -20,6 +20,11 @@ import java.util.Objects;
     message = "spec.organization and spec.email are required once a tenant has left New (spares are the only tenants without a customer)")
 @ValidationRule(value = "!has(oldSelf.databases) || !has(self.databases) || oldSelf.databases.all(o, self.databases.all(d, d.name != o.name || d.engine == o.engine))",
     message = "spec.databases[].engine cannot change for an existing database: add a database under a new name instead")
+@ValidationRule(value = "!has(oldSelf.databases) || !has(self.databases) || self.state == 'Frozen'"
+    + " || self.databases.all(d, !has(d.restoreFrom) || !oldSelf.databases.exists(o, o.name == d.name)"
+    + " || oldSelf.databases.exists(o, o.name == d.name && has(o.restoreFrom) && o.restoreFrom == d.restoreFrom))",
+    message = "spec.databases[].restoreFrom can be set or changed only while the tenant is Frozen, or with a database's"
+        + " creation: freeze the tenant first (its apps stop while the data is replaced)")
 public class TenantSpec extends TenantTemplate {
 
   @Default("New")

@@ -36,7 +36,9 @@ import java.util.Properties;
  *       is cut short, which stores nothing).
  *   <li>{@code restore}: streams its one object from the download target through decryption into
  *       the FIFO pg_restore reads; then counts the restored rows and compares them with the
- *       backup's header. A corrupt object fails it even when pg_restore accepted a part.
+ *       backup's header. A corrupt object fails it even when pg_restore accepted a part. With
+ *       {@code --replace DB --keep-as NAME}, the restored database (PGDATABASE, a side database)
+ *       then takes DB's name, and DB is kept as NAME.
  * </ul>
  *
  * Arguments are {@code --name value} pairs; the password is libpq's {@code PGPASSWORD}, the server
@@ -183,9 +185,22 @@ public final class BackupAgent {
   AgentReport restore() {
     AgentFiles files = new AgentFiles(Path.of(option("work")));
     try {
-      return restore(files);
+      AgentReport report = restore(files);
+      if (!report.succeeded() && options.containsKey("replace")) {
+        dropSideDatabase();
+      }
+      return report;
     } finally {
       files.done(); // a drill's scratch server may stop now
+    }
+  }
+
+  /** Drops what a failed restore left of its side database (PGDATABASE); the live one was never touched. */
+  private void dropSideDatabase() {
+    try (Connection db = connect("postgres"); Statement statement = db.createStatement()) {
+      statement.execute("DROP DATABASE IF EXISTS " + quoted(env("PGDATABASE")) + " WITH (FORCE)");
+    } catch (SQLException | RuntimeException e) {
+      System.err.println("cannot drop the side database: " + e.getMessage());
     }
   }
 
@@ -227,6 +242,9 @@ public final class BackupAgent {
       if (differs != null) {
         return AgentReport.failed("countsDiffer", differs);
       }
+      if (options.containsKey("replace")) {
+        swapIn(option("replace"), option("keep-as"));
+      }
       return new AgentReport("restored", null, received.bytes(), plaintext, received.sha256(), received.crc32c());
     } catch (IOException | GeneralSecurityException | SQLException | RuntimeException e) {
       files.abort();
@@ -235,6 +253,32 @@ public final class BackupAgent {
       Thread.currentThread().interrupt();
       return AgentReport.failed("restoreFailed", "interrupted");
     }
+  }
+
+  /**
+   * Swaps the restored database (PGDATABASE) in for {@code live}, which is renamed {@code keepAs},
+   * in one transaction, after ending the sessions still on either (the tenant's apps are at zero).
+   */
+  private void swapIn(String live, String keepAs) throws SQLException {
+    String restored = env("PGDATABASE");
+    try (Connection db = connect("postgres")) {
+      try (var terminate = db.prepareStatement("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+          + " WHERE datname IN (?, ?) AND pid <> pg_backend_pid()")) {
+        terminate.setString(1, live);
+        terminate.setString(2, restored);
+        terminate.executeQuery().close();
+      }
+      db.setAutoCommit(false);
+      try (Statement statement = db.createStatement()) {
+        statement.execute("ALTER DATABASE " + quoted(live) + " RENAME TO " + quoted(keepAs));
+        statement.execute("ALTER DATABASE " + quoted(restored) + " RENAME TO " + quoted(live));
+      }
+      db.commit();
+    }
+  }
+
+  private static String quoted(String identifier) {
+    return "\"" + identifier.replace("\"", "\"\"") + "\"";
   }
 
   /** The first table whose restored row count differs from the backup's, or null. */
@@ -257,12 +301,16 @@ public final class BackupAgent {
   }
 
   private Connection connect() throws SQLException {
+    return connect(env("PGDATABASE"));
+  }
+
+  private Connection connect(String database) throws SQLException {
     Properties properties = new Properties();
     properties.setProperty("user", env("PGUSER"));
     properties.setProperty("password", env("PGPASSWORD"));
     properties.setProperty("ApplicationName", "tenantry-backup-agent");
     String url = "jdbc:postgresql://" + env("PGHOST") + ":" + env.getOrDefault("PGPORT", "5432") + "/"
-        + java.net.URLEncoder.encode(env("PGDATABASE"), StandardCharsets.UTF_8);
+        + java.net.URLEncoder.encode(database, StandardCharsets.UTF_8);
     return DriverManager.getConnection(url, properties);
   }
 

@@ -70,6 +70,16 @@ public final class PostgresCommands {
   }
 
   /**
+   * A restore into a new side database {@code $PGDATABASE} on the tenant's server (created here; the
+   * agent swaps it in for the live one once its rows are counted): never into the live database.
+   */
+  public static String sideRestoreScript() {
+    return "set -u\n" + FINISH_RESTORE + """
+        createdb "$PGDATABASE" 2> "$WORK/restore.err" || finish 1
+        """ + RESTORE + "finish \"$code\"\n";
+  }
+
+  /**
    * A restore drill: a throwaway server in {@code $SCRATCH} (an emptyDir sized from the dump),
    * listening on the pod's loopback only ({@code $PGPORT}, trust: nothing outside the pod reaches
    * it), its superuser {@code $PGUSER} so ownership restores as it was; the restore into its

@@ -8,6 +8,8 @@ import io.fabric8.kubernetes.api.model.PodSpecBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.tenantry.api.v1alpha1.DatabaseSpec;
@@ -46,6 +48,10 @@ public final class BackupJob {
   public static final String KIND = "tenantry.io/backup-kind";
   /** A drill Job's annotation naming the backup it restores. */
   public static final String DRILL_OF = "tenantry.io/drill-of";
+  /** A restore Job's annotation: the spec.databases[].restoreFrom it answers. */
+  public static final String RESTORE_OF = "tenantry.io/restore-of";
+  /** A restore Job's annotation: the backup it restores, as the status records it ({@code [<tenant>/]<id>}). */
+  public static final String RESTORE_BACKUP = "tenantry.io/restore-backup";
   public static final String AGENT = "agent";
   public static final String DUMP = "dump";
   public static final String RESTORE = "restore";
@@ -70,7 +76,6 @@ public final class BackupJob {
 
   public static Job job(TenantContext ctx, DatabaseSpec db, BackupId id, String objectPath, String kind, Duration deadline) {
     String name = name(id);
-    Map<String, String> podLabels = Labels.selector(ctx.name(), Labels.COMPONENT_BACKUP, db.getName());
     List<EnvVar> libpq = libpq(ctx, db);
     Container dump = new ContainerBuilder()
         .withName(DUMP)
@@ -85,26 +90,8 @@ public final class BackupJob {
         .build();
     Container agent = agent(ctx, List.of("backup", "--work", WORK, "--key", SECRET_DIR + "/" + DATA_KEY, "--target",
         SECRET_DIR + "/" + TARGET, "--object-path", objectPath, "--report", "/dev/termination-log"), libpq);
-    return new JobBuilder()
-        .withMetadata(ctx.meta(name, Labels.workload(ctx.name(), Labels.COMPONENT_BACKUP, db.getName())))
-        .editMetadata().addToAnnotations(BACKUP_ID, id.toString()).addToAnnotations(OBJECT_PATH, objectPath)
-        .addToAnnotations(KIND, kind).endMetadata()
-        .withNewSpec()
-        .withBackoffLimit(0)
-        .withActiveDeadlineSeconds(deadline.toSeconds())
-        .withNewTemplate()
-        .withNewMetadata().withLabels(podLabels).addToAnnotations(BACKUP_ID, id.toString()).endMetadata()
-        .withSpec(PodPolicy.placed(new PodSpecBuilder()
-            .withRestartPolicy("Never")
-            .withAutomountServiceAccountToken(false)
-            .withSecurityContext(PodSecurity.pod(DatabaseModel.DATABASE_USER))
-            .withContainers(dump, agent)
-            .addNewVolume().withName("work").withNewEmptyDir().withSizeLimit(new Quantity("16Mi")).endEmptyDir().endVolume()
-            .addNewVolume().withName("backup").withNewSecret().withSecretName(name).withDefaultMode(0400).endSecret().endVolume()
-            .build(), ctx.plan()))
-        .endTemplate()
-        .endSpec()
-        .build();
+    return oneShot(ctx, db, name, Map.of(BACKUP_ID, id.toString(), OBJECT_PATH, objectPath, KIND, kind), deadline,
+        List.of(dump, agent), List.of());
   }
 
   /** {@code drill-<id>}: at most 60 characters for a database name of 30. */
@@ -136,7 +123,6 @@ public final class BackupJob {
    */
   public static Job drill(TenantContext ctx, DatabaseSpec db, Manifest manifest, Duration deadline) {
     String name = drillName(manifest.id());
-    Map<String, String> podLabels = Labels.selector(ctx.name(), Labels.COMPONENT_BACKUP, db.getName());
     Quantity scratch = new Quantity((scratchBytes(manifest) >> 20) + "Mi");
     List<EnvVar> libpq = List.of(
         new EnvVarBuilder().withName("PGHOST").withValue("127.0.0.1").build(),
@@ -162,23 +148,68 @@ public final class BackupJob {
     Container agent = agent(ctx, List.of("restore", "--work", WORK, "--key", SECRET_DIR + "/" + DATA_KEY, "--target",
         SECRET_DIR + "/" + TARGET, "--object-path", manifest.location().objectPath(manifest.backupId()), "--report",
         "/dev/termination-log"), libpq);
+    return oneShot(ctx, db, name, Map.of(DRILL_OF, manifest.id()), deadline, List.of(restore, agent),
+        List.of(new VolumeBuilder().withName("scratch").withNewEmptyDir().withSizeLimit(scratch).endEmptyDir().build()));
+  }
+
+  /** {@code restore-<database>-<yyyymmdd>-<hhmmss>}: at most 53 characters. */
+  public static String restoreName(String database, String stamp) {
+    return "restore-" + database + "-" + stamp;
+  }
+
+  /**
+   * The restore of {@code manifest}'s backup into database {@code db} of the tenant: {@code restore},
+   * the database's own image, creates the side database {@code side} on the tenant's server and runs
+   * pg_restore into it ({@link PostgresCommands#sideRestoreScript()}); {@code agent} downloads and
+   * decrypts the object, checks every table's row count, then swaps the side database in and keeps
+   * the live one as {@code keepAs}. The live database is never written to.
+   */
+  public static Job restore(TenantContext ctx, DatabaseSpec db, Manifest manifest, String requested, String backup,
+      String name, String side, String keepAs, Duration deadline) {
+    List<EnvVar> libpq = libpq(ctx, db, side);
+    Container restore = new ContainerBuilder()
+        .withName(RESTORE)
+        .withImage(DatabaseModel.image(ctx, db))
+        .withCommand("sh", "-c", PostgresCommands.sideRestoreScript())
+        .withEnv(libpq)
+        .addToEnv(new EnvVarBuilder().withName("WORK").withValue(WORK).build())
+        .addNewVolumeMount().withName("work").withMountPath(WORK).endVolumeMount()
+        .withNewResources().addToRequests("cpu", new Quantity("100m")).addToRequests("memory", new Quantity("64Mi"))
+        .addToLimits("memory", new Quantity("256Mi")).endResources()
+        .withSecurityContext(PodSecurity.container(true))
+        .build();
+    Container agent = agent(ctx, List.of("restore", "--work", WORK, "--key", SECRET_DIR + "/" + DATA_KEY, "--target",
+        SECRET_DIR + "/" + TARGET, "--object-path", manifest.location().objectPath(manifest.backupId()), "--report",
+        "/dev/termination-log", "--replace", DatabaseModel.defaultUsername(db.getEngine()), "--keep-as", keepAs), libpq);
+    return oneShot(ctx, db, name, Map.of(RESTORE_OF, requested, RESTORE_BACKUP, backup), deadline, List.of(restore, agent),
+        List.of());
+  }
+
+  /**
+   * A Job that runs once ({@code backoffLimit: 0}) within {@code deadline}: {@code containers}
+   * sharing the work emptyDir, the Secret of the same name mounted read-only, no service account
+   * token, restricted, placed as the plan says; {@code annotations} on the Job and its pod.
+   */
+  private static Job oneShot(TenantContext ctx, DatabaseSpec db, String name, Map<String, String> annotations,
+      Duration deadline, List<Container> containers, List<Volume> volumes) {
+    PodSpecBuilder pod = new PodSpecBuilder()
+        .withRestartPolicy("Never")
+        .withAutomountServiceAccountToken(false)
+        .withSecurityContext(PodSecurity.pod(DatabaseModel.DATABASE_USER))
+        .withContainers(containers)
+        .addNewVolume().withName("work").withNewEmptyDir().withSizeLimit(new Quantity("16Mi")).endEmptyDir().endVolume()
+        .addToVolumes(volumes.toArray(Volume[]::new))
+        .addNewVolume().withName("backup").withNewSecret().withSecretName(name).withDefaultMode(0400).endSecret().endVolume();
     return new JobBuilder()
         .withMetadata(ctx.meta(name, Labels.workload(ctx.name(), Labels.COMPONENT_BACKUP, db.getName())))
-        .editMetadata().addToAnnotations(DRILL_OF, manifest.id()).endMetadata()
+        .editMetadata().addToAnnotations(annotations).endMetadata()
         .withNewSpec()
         .withBackoffLimit(0)
         .withActiveDeadlineSeconds(deadline.toSeconds())
         .withNewTemplate()
-        .withNewMetadata().withLabels(podLabels).addToAnnotations(DRILL_OF, manifest.id()).endMetadata()
-        .withSpec(PodPolicy.placed(new PodSpecBuilder()
-            .withRestartPolicy("Never")
-            .withAutomountServiceAccountToken(false)
-            .withSecurityContext(PodSecurity.pod(DatabaseModel.DATABASE_USER))
-            .withContainers(restore, agent)
-            .addNewVolume().withName("work").withNewEmptyDir().withSizeLimit(new Quantity("16Mi")).endEmptyDir().endVolume()
-            .addNewVolume().withName("scratch").withNewEmptyDir().withSizeLimit(scratch).endEmptyDir().endVolume()
-            .addNewVolume().withName("backup").withNewSecret().withSecretName(name).withDefaultMode(0400).endSecret().endVolume()
-            .build(), ctx.plan()))
+        .withNewMetadata().withLabels(Labels.selector(ctx.name(), Labels.COMPONENT_BACKUP, db.getName()))
+        .addToAnnotations(annotations).endMetadata()
+        .withSpec(PodPolicy.placed(pod.build(), ctx.plan()))
         .endTemplate()
         .endSpec()
         .build();
@@ -226,10 +257,15 @@ public final class BackupJob {
 
   /** libpq's variables for the database's Service, with the password from its credentials Secret. */
   private static List<EnvVar> libpq(TenantContext ctx, DatabaseSpec db) {
+    return libpq(ctx, db, DatabaseModel.defaultUsername(db.getEngine()));
+  }
+
+  /** The same, for {@code database} on that server. */
+  private static List<EnvVar> libpq(TenantContext ctx, DatabaseSpec db, String database) {
     return List.of(
         new EnvVarBuilder().withName("PGHOST").withValue(DatabaseModel.host(ctx, db)).build(),
         new EnvVarBuilder().withName("PGPORT").withValue("5432").build(),
-        new EnvVarBuilder().withName("PGDATABASE").withValue(DatabaseModel.defaultUsername(db.getEngine())).build(),
+        new EnvVarBuilder().withName("PGDATABASE").withValue(database).build(),
         new EnvVarBuilder().withName("PGUSER").withNewValueFrom().withNewSecretKeyRef().withName(Names.credentials(db.getName()))
             .withKey(DatabaseModel.USERNAME_KEY).endSecretKeyRef().endValueFrom().build(),
         new EnvVarBuilder().withName("PGPASSWORD").withNewValueFrom().withNewSecretKeyRef().withName(Names.credentials(db.getName()))

@@ -15,6 +15,7 @@ import io.tenantry.api.v1alpha1.BackupStatus;
 import io.tenantry.api.v1alpha1.DatabaseEngine;
 import io.tenantry.api.v1alpha1.DatabaseSpec;
 import io.tenantry.api.v1alpha1.DatabaseStatus;
+import io.tenantry.api.v1alpha1.RestoreRecord;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.backup.BackupFormat;
@@ -106,14 +107,15 @@ public final class TenantBackups {
   private final Map<BackupSlots.Key, String> committedJobs = new java.util.concurrent.ConcurrentHashMap<>();
   /** Kinds of the manifests opened, by path. */
   private final Map<String, String> kinds = new java.util.concurrent.ConcurrentHashMap<>();
+  private final DatabaseRestores restores;
 
   /**
    * What one sync found: each database's backup status, the BackedUp and RestoreVerified
-   * conditions (null: none, no database keeping data), whether it wrote anything, and when to look
+   * conditions (null: none, no database keeping data), Restored (null: no restoreFrom), whether it wrote anything, and when to look
    * again (empty: only on events; {@code retry}: with backoff, the store being down).
    */
-  public record Result(Map<String, BackupStatus> databases, Verdict backedUp, Verdict restoreVerified, boolean acted,
-      Optional<Duration> next, boolean retry) {
+  public record Result(Map<String, BackupStatus> databases, Verdict backedUp, Verdict restoreVerified, Verdict restored,
+      boolean acted, Optional<Duration> next, boolean retry) {
   }
 
 
@@ -126,6 +128,7 @@ public final class TenantBackups {
     this.events = events;
     this.outcomes = outcomes;
     this.clock = clock;
+    this.restores = new DatabaseRestores(client, cache, runtime, events, clock);
   }
 
   /** Whether {@code object} is a backup Job or its Secret: only this class creates and deletes them. */
@@ -152,6 +155,9 @@ public final class TenantBackups {
     Instant now = clock.instant();
     Optional<Duration> soonest = Optional.empty();
     for (DatabaseSpec db : backedUp(tenant)) {
+      if (Restores.owed(tenant).contains(db)) {
+        continue; // no backup while its data is being replaced
+      }
       Duration due = untilDue(tenant, plan.backup(), db, now);
       soonest = soonest.isEmpty() || due.compareTo(soonest.get()) < 0 ? Optional.of(due) : soonest;
     }
@@ -163,6 +169,7 @@ public final class TenantBackups {
     slots.forget(tenant);
     decided.keySet().removeIf(key -> key.tenant().equals(tenant));
     committedJobs.keySet().removeIf(key -> key.tenant().equals(tenant));
+    restores.forget(tenant);
   }
 
   public Result reconcile(TenantContext ctx) {
@@ -174,14 +181,10 @@ public final class TenantBackups {
     for (DatabaseSpec db : backedUp(tenant)) {
       BackupSlots.Key key = new BackupSlots.Key(ctx.name(), db.getName());
       BackupStatus status = status(tenant, db.getName());
-      // A Job the last commit deleted is still in the cache for a moment: it is not running.
-      Job job = runningJob(ctx, db, committedJobs.get(key));
-      if (job == null) {
-        committedJobs.remove(key);
-      }
+      Job job = runningJob(ctx, db, key);
       try {
         boolean running = false;
-        if (job != null && finished(job)) {
+        if (job != null && JobEnds.ended(job)) {
           status = isDrill(job) ? judgeDrill(ctx, db, job, status) : commit(ctx, db, job, status);
           committedJobs.put(key, job.getMetadata().getUid());
           slots.release(key);
@@ -197,7 +200,8 @@ public final class TenantBackups {
               status = startDrill(ctx, db, status);
               acted = true;
             }
-          } else if (tenant.getSpec().getState() != TenantState.Active || !databaseReady(ctx, db)) {
+          } else if (tenant.getSpec().getState() != TenantState.Active || !databaseReady(ctx, db)
+              || Restores.owed(tenant).contains(db)) { // its data is being replaced
             slots.release(key);
           } else if (!due.isZero()) {
             slots.release(key);
@@ -207,8 +211,7 @@ public final class TenantBackups {
             acted = true;
           }
         }
-      } catch (BackupStoreUnavailableException e) {
-        // Nothing decided: the Job stays, and the commit is tried again.
+      } catch (BackupStoreUnavailableException e) { // nothing decided: the Job stays, and the commit is tried again
         LOG.warn("backup store unavailable {} {} {}", kv("tenant", ctx.name()), kv("database", db.getName()),
             kv("error", e.getMessage()));
         storeDown = e.getMessage();
@@ -218,12 +221,43 @@ public final class TenantBackups {
         decided.put(key, status);
       }
     }
-    List<DatabaseSpec> kept = backedUp(tenant);
-    if (kept.isEmpty()) {
-      return new Result(statuses, null, null, acted, next, false);
+    RestoreSync restored = restore(ctx, statuses);
+    storeDown = storeDown != null ? storeDown : restored.storeDown();
+    List<DatabaseSpec> kept = backedUp(tenant); // none: no BackedUp, no RestoreVerified
+    return new Result(statuses, kept.isEmpty() ? null : backedUp(kept, statuses, storeDown),
+        kept.isEmpty() ? null : restoreVerified(tenant, kept, statuses), DatabaseRestores.verdict(tenant, restored.restores()),
+        acted || restored.acted(), next, storeDown != null);
+  }
+
+  /** What the restores of one sync found: each database's, whether one changed, the store's error if it was down. */
+  private record RestoreSync(Map<String, RestoreRecord> restores, boolean acted, String storeDown) {
+  }
+
+  /** Runs each database's restore ({@link DatabaseRestores}) and puts it in {@code statuses}. */
+  private RestoreSync restore(TenantContext ctx, Map<String, BackupStatus> statuses) {
+    Tenant tenant = ctx.tenant();
+    Map<String, RestoreRecord> restored = new LinkedHashMap<>();
+    boolean acted = false;
+    String storeDown = null;
+    for (DatabaseSpec db : tenant.getSpec().getDatabases()) {
+      RestoreRecord before = Restores.recorded(tenant, db.getName());
+      if (db.getRestoreFrom() == null && before == null) {
+        continue;
+      }
+      RestoreRecord restore = before;
+      try {
+        restore = drillsRun(tenant) ? restores.reconcile(ctx, db, databaseReady(ctx, db)) : before;
+      } catch (BackupStoreUnavailableException e) {
+        storeDown = e.getMessage();
+      }
+      if (restore != null) {
+        restored.put(db.getName(), restore);
+        BackupStatus status = statuses.get(db.getName());
+        statuses.put(db.getName(), (status == null ? new BackupStatus() : status).withRestore(restore));
+        acted |= !restore.equals(before);
+      }
     }
-    return new Result(statuses, backedUp(kept, statuses, storeDown), restoreVerified(tenant, kept, statuses), acted, next,
-        storeDown != null);
+    return new RestoreSync(restored, acted, storeDown);
   }
 
   private static Verdict backedUp(List<DatabaseSpec> kept, Map<String, BackupStatus> statuses, String storeDown) {
@@ -307,7 +341,7 @@ public final class TenantBackups {
       try {
         client.resource(BackupJob.job(ctx, db, id, path, kind, policy.deadlineDuration())).create();
       } catch (KubernetesClientException e) {
-        delete(secret);
+        JobEnds.delete(client, secret);
         throw e;
       }
     } catch (KubernetesClientException e) {
@@ -351,9 +385,9 @@ public final class TenantBackups {
       events.record(ctx.tenant(), EventType.Warning, e.reason, db.getName() + ": backup " + id + " failed: " + e.getMessage());
       outcomes.failed(e.reason);
     }
-    delete(job);
+    JobEnds.delete(client, job);
     if (secret != null) {
-      delete(secret);
+      JobEnds.delete(client, secret);
     }
     if (attempt.getReason() != null) {
       return attempted(status, status == null ? null : status.getLast(), attempt);
@@ -383,7 +417,7 @@ public final class TenantBackups {
 
   /** The object's size once proven and its manifest committed; else {@link Unproven} with the reason. */
   private long prove(TenantContext ctx, DatabaseSpec db, Job job, BackupId id, String path, String kind, Secret secret) {
-    AgentReport report = report(BackupLocation.reportPathOf(path));
+    AgentReport report = JobEnds.report(runtime.store(), BackupLocation.reportPathOf(path));
     if (report != null && !report.succeeded()) {
       throw new Unproven("dumpFailed".equals(report.outcome()) ? Reason.DumpFailed : Reason.UploadFailed, report.error());
     }
@@ -455,7 +489,7 @@ public final class TenantBackups {
       try {
         client.resource(BackupJob.drill(ctx, db, manifest, policy.deadlineDuration())).create();
       } catch (KubernetesClientException e) {
-        delete(secret);
+        JobEnds.delete(client, secret);
         throw e;
       }
     } catch (GeneralSecurityException e) {
@@ -477,7 +511,7 @@ public final class TenantBackups {
   private BackupStatus judgeDrill(TenantContext ctx, DatabaseSpec db, Job job, BackupStatus status) {
     String backupId = job.getMetadata().getAnnotations().get(BackupJob.DRILL_OF);
     String reportPath = location(ctx, db).restoreReportPath(job.getMetadata().getName());
-    AgentReport report = report(reportPath);
+    AgentReport report = JobEnds.report(runtime.store(), reportPath);
     BackupRecord drill = status == null ? null : status.getLastDrill();
     String started = drill != null && backupId.equals(drill.getId()) && drill.getStarted() != null ? drill.getStarted()
         : job.getMetadata().getCreationTimestamp();
@@ -499,10 +533,10 @@ public final class TenantBackups {
           : drillEnded(ctx, db, base, now, Reason.DrillFailed, report.outcome() + ": " + report.error());
     }
     runtime.store().delete(reportPath);
-    delete(job);
+    JobEnds.delete(client, job);
     Secret secret = cache.get(Secret.class, ctx.namespace(), job.getMetadata().getName());
     if (secret != null) {
-      delete(secret);
+      JobEnds.delete(client, secret);
     }
     return judged;
   }
@@ -562,46 +596,38 @@ public final class TenantBackups {
     return kind;
   }
 
-  /** What an agent reported at {@code path} (beside a backup's object, or a drill's own), or null if nothing. */
-  private AgentReport report(String path) {
-    if (runtime.store().stat(path).isEmpty()) {
-      return null;
-    }
-    String json = new String(runtime.store().read(path), java.nio.charset.StandardCharsets.UTF_8);
-    try {
-      return AgentReport.fromJson(json);
-    } catch (RuntimeException e) {
-      return AgentReport.failed("uploadFailed", "the agent's report does not parse: " + json);
-    }
-  }
-
   private static String jobFailure(Job job) {
     return job.getStatus() == null || job.getStatus().getConditions() == null ? "no Job condition"
         : job.getStatus().getConditions().stream().filter(c -> "True".equals(c.getStatus()))
             .map(c -> c.getType() + (c.getReason() == null ? "" : ": " + c.getReason())).findFirst().orElse("no Job condition");
   }
 
-  private void delete(HasMetadata object) {
-    try {
-      client.resource(object).withPropagationPolicy(io.fabric8.kubernetes.api.model.DeletionPropagation.BACKGROUND).delete();
-    } catch (KubernetesClientException e) {
-      if (e.getCode() != 404) {
-        throw e;
-      }
+  /**
+   * The database's backup or drill Job. The one the last commit deleted is still in the cache for a
+   * moment: it is not running, and the guard against committing it again goes only once the cache
+   * no longer shows it.
+   */
+  private Job runningJob(TenantContext ctx, DatabaseSpec db, BackupSlots.Key key) {
+    String gone = committedJobs.get(key);
+    List<Job> jobs = jobs(ctx, db);
+    if (jobs.stream().noneMatch(j -> j.getMetadata().getUid().equals(gone))) {
+      committedJobs.remove(key);
     }
+    return jobs.stream().filter(j -> !j.getMetadata().getUid().equals(gone)).findFirst().orElse(null);
   }
 
-  /** The database's backup or drill Job, but the one of uid {@code gone} (deleted, still cached), or null. */
-  private Job runningJob(TenantContext ctx, DatabaseSpec db, String gone) {
+  /** The database's backup and drill Jobs the cache shows, the one the last commit deleted included. */
+  private List<Job> jobs(TenantContext ctx, DatabaseSpec db) {
+    List<Job> jobs = new ArrayList<>();
     for (HasMetadata object : cache.ownedBy(ctx.name())) {
-      if (object instanceof Job job && isBackupObject(job) && !job.getMetadata().getUid().equals(gone)
+      if (object instanceof Job job && isBackupObject(job)
           && db.getName().equals(job.getMetadata().getLabels().get(Labels.NAME))
           && job.getMetadata().getAnnotations() != null && (job.getMetadata().getAnnotations().containsKey(BackupJob.BACKUP_ID)
               || isDrill(job))) {
-        return job;
+        jobs.add(job);
       }
     }
-    return null;
+    return jobs;
   }
 
   private static boolean isDrill(Job job) {
@@ -617,13 +643,6 @@ public final class TenantBackups {
   private static boolean drillsRun(Tenant tenant) {
     TenantState state = tenant.getSpec().getState();
     return state == TenantState.Active || state == TenantState.Frozen;
-  }
-
-  private static boolean finished(Job job) {
-    List<io.fabric8.kubernetes.api.model.batch.v1.JobCondition> conditions =
-        job.getStatus() == null ? null : job.getStatus().getConditions();
-    return conditions != null && conditions.stream()
-        .anyMatch(c -> ("Complete".equals(c.getType()) || "Failed".equals(c.getType())) && "True".equals(c.getStatus()));
   }
 
   private boolean databaseReady(TenantContext ctx, DatabaseSpec db) {

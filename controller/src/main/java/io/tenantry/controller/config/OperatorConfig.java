@@ -123,7 +123,8 @@ public record OperatorConfig(
                                      git, dev, staging, stage, test, qa, demo, sandbox, preview, internal, intranet,
                                      localhost]}
       backups: {enabled: false, location: "file:${user.home}/.local/share/tenantry/backups", maxConcurrent: 4,
-                transferPort: 8082, transferUrl: "", agentImage: "tenantry-operator:0.1.0", purgeDelay: 7d}
+                transferPort: 8082, transferUrl: "", agentImage: "tenantry-operator:0.1.0", purgeDelay: 7d,
+                crossTenantRestores: false}
       plans:
         standard:
           quota: {requests.cpu: "4", requests.memory: 8Gi, limits.cpu: "8", limits.memory: 16Gi, requests.storage: 100Gi,
@@ -205,7 +206,9 @@ public record OperatorConfig(
       @JsonPropertyDescription("Image of the backup agent: the operator's own image.")
       String agentImage,
       @JsonPropertyDescription("How long a purged tenant's backups are kept before they are deleted, from its purge, e.g. 7d (a duration such as 30m, 4h or 7d). The deletion runs hourly, so it comes up to an hour later.")
-      String purgeDelay) {
+      String purgeDelay,
+      @JsonPropertyDescription("Let spec.databases[].restoreFrom name another tenant's backup (<tenant>/<id or latest>): tenant cloning. Off: such a restore is refused (condition Restored, reason CrossTenantRestoreRefused).")
+      boolean crossTenantRestores) {
 
     /** {@link #purgeDelay} as a duration. */
     public Duration purgeDelayDuration() {

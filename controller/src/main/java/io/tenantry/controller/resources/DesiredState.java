@@ -41,7 +41,7 @@ public final class DesiredState {
       if (workloads != Workloads.REMOVED) {
         objects.add(DatabaseModel.service(ctx, db));
         objects.add(DatabaseModel.podDisruptionBudget(ctx, db));
-        objects.add(DatabaseModel.statefulSet(ctx, db, workloads == Workloads.RUNNING ? 1 : 0));
+        objects.add(DatabaseModel.statefulSet(ctx, db, workloads == Workloads.SCALED_TO_ZERO ? 0 : 1));
       }
     }
     Map<String, Secret> templatesByName = byName(templates);
@@ -58,7 +58,7 @@ public final class DesiredState {
       }
       String version = versions.get(app.getName());
       if (version != null) {
-        Integer replicas = workloads == Workloads.SCALED_TO_ZERO ? Integer.valueOf(0)
+        Integer replicas = workloads == Workloads.SCALED_TO_ZERO || workloads == Workloads.RESTORING ? Integer.valueOf(0)
             : ctx.config().appReplicasManagedExternally() ? null : app.getReplicas();
         objects.add(AppModel.deployment(ctx, app, version, replicas,
             AppPod.restartHash(ctx, app, templatesByName, credentials)));

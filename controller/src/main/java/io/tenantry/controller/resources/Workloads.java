@@ -6,6 +6,8 @@ public enum Workloads {
   RUNNING,
   /** Kept, scaled to zero (Frozen). */
   SCALED_TO_ZERO,
+  /** Databases running, apps at zero: a database is being restored (Active or Frozen with a restoreFrom to answer). */
+  RESTORING,
   /** Deleted; volumes and secrets stay (Archived). */
   REMOVED
 }

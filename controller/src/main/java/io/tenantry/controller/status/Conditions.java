@@ -16,6 +16,7 @@ public final class Conditions {
   public static final String ROUTED = "Routed";
   public static final String BACKED_UP = "BackedUp";
   public static final String RESTORE_VERIFIED = "RestoreVerified";
+  public static final String RESTORED = "Restored";
 
   private Conditions() {
   }

@@ -99,6 +99,17 @@ public enum Reason {
   DrillNotRun,
   /** The scratch space the drill needs is more than the tenant's quota has left; it did not start. */
   DrillDoesNotFit,
+  // Restored (and Ready while apps wait for a restore)
+  /** Every database with spec.databases[].restoreFrom has its data from that backup. */
+  RestoreDone,
+  /** A restore waits for its database or runs; the tenant's apps wait for it. */
+  Restoring,
+  /** The restore failed (the backup did not decrypt, pg_restore refused it, counts differ, the swap failed). */
+  RestoreFailed,
+  /** restoreFrom names no proven backup in the store (an unknown id, or no backup yet for latest). */
+  BackupNotFound,
+  /** restoreFrom names another tenant's backup and the operator does not allow cross-tenant restores. */
+  CrossTenantRestoreRefused,
   // Ready (spare pools)
   BufferFull,
   Refilling,

@@ -44,6 +44,9 @@ public final class StatusBuilder {
       case SCALED_TO_ZERO -> stopped(tenant, namespace, observed, TenantPhase.Frozen, Reason.Frozen,
           "workloads scaled to zero", observed.deployments().values().stream().allMatch(Readiness::rolledOut)
               && observed.statefulSets().values().stream().allMatch(Readiness::rolledOut), now);
+      case RESTORING -> stopped(tenant, namespace, observed, TenantPhase.Progressing, Reason.Restoring,
+          "apps wait for the restore of " + String.join(", ", tenant.getSpec().getDatabases().stream()
+              .filter(d -> d.getRestoreFrom() != null).map(d -> d.getName()).toList()) + " (condition Restored)", true, now);
       case REMOVED -> stopped(tenant, namespace, observed, TenantPhase.Archived, Reason.Archived,
           "workloads removed; volumes and secrets kept",
           observed.deployments().isEmpty() && observed.statefulSets().isEmpty(), now);
@@ -96,11 +99,12 @@ public final class StatusBuilder {
    * @param backedUp the condition's status (True, False, Unknown), or null for none
    */
   public static TenantStatus withBackups(TenantStatus status, Tenant tenant, Map<String, BackupStatus> backups,
-      Verdict backedUp, Verdict restoreVerified, String now) {
+      Verdict backedUp, Verdict restoreVerified, Verdict restored, String now) {
     TenantStatus result = copyOf(status);
     result.setDatabases(status.getDatabases().stream().map(d -> d.withBackup(backups.get(d.getName()))).toList());
     List<Condition> conditions = new ArrayList<>(status.getConditions());
-    conditions.removeIf(c -> Conditions.BACKED_UP.equals(c.getType()) || Conditions.RESTORE_VERIFIED.equals(c.getType()));
+    conditions.removeIf(c -> Conditions.BACKED_UP.equals(c.getType()) || Conditions.RESTORE_VERIFIED.equals(c.getType())
+        || Conditions.RESTORED.equals(c.getType()));
     List<Condition> previous = tenant.getStatus() == null ? List.of() : tenant.getStatus().getConditions();
     if (backedUp != null) {
       conditions.add(Conditions.condition(previous, Conditions.BACKED_UP, backedUp.status(), backedUp.reason(),
@@ -109,6 +113,10 @@ public final class StatusBuilder {
     if (restoreVerified != null) {
       conditions.add(Conditions.condition(previous, Conditions.RESTORE_VERIFIED, restoreVerified.status(),
           restoreVerified.reason(), restoreVerified.message(), tenant.getMetadata().getGeneration(), now));
+    }
+    if (restored != null) {
+      conditions.add(Conditions.condition(previous, Conditions.RESTORED, restored.status(), restored.reason(),
+          restored.message(), tenant.getMetadata().getGeneration(), now));
     }
     result.setConditions(conditions);
     return result;

@@ -2,6 +2,7 @@ package io.tenantry.controller.backup;
 
 import static io.tenantry.controller.operator.OperatorHarness.uniqueName;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Condition;
@@ -10,9 +11,12 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.tenantry.api.v1alpha1.BackupRecord;
+import io.tenantry.api.v1alpha1.RestoreRecord;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantPhase;
+import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.backup.BackupId;
 import io.tenantry.backup.BackupLocation;
 import io.tenantry.backup.Manifest;
@@ -361,6 +365,101 @@ class BackupIT {
     assertThat(jobs(name)).isEmpty();
   }
 
+  @Test
+  void aFrozenTenantIsRestoredIntoASideDatabaseSwappedInAndTheReplacedDataKept() throws Exception {
+    String name = uniqueName("restored");
+    create(name);
+    try (RealPostgres postgres = startDatabase(name)) {
+      fill(postgres, name);
+      String id = backUp(name, postgres);
+      execute(postgres, name, "tenant", "DELETE FROM orders WHERE id > 10"); // the mistake to undo
+
+      client.resources(Tenant.class).withName(name).edit(t -> {
+        t.getSpec().setState(TenantState.Frozen);
+        t.getSpec().getDatabases().get(0).setRestoreFrom("latest");
+        return t;
+      });
+      Job job = await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(200)).until(
+          () -> jobs(name).stream().filter(j -> j.getMetadata().getName().startsWith("restore-main-")).findFirst().orElse(null),
+          j -> j != null);
+      // Frozen, but the database runs for its restore; the apps stay at zero.
+      assertThat(client.apps().statefulSets().inNamespace(namespace(name)).withName("db-main").get().getSpec().getReplicas())
+          .isEqualTo(1);
+      List<Kubelet.Ended> ended = Kubelet.run(client, Kubelet.awaitRunningPod(client, namespace(name),
+          job.getMetadata().getName()), loopback(postgres));
+      assertThat(ended).as("%s", ended).allMatch(e -> e.exitCode() == 0);
+
+      Tenant restored = awaitCondition(name, Conditions.RESTORED, "True");
+      RestoreRecord restore = restored.getStatus().getDatabases().get(0).getBackup().getRestore();
+      assertThat(restore.getRequested()).isEqualTo("latest");
+      assertThat(restore.getBackup()).isEqualTo(id);
+      assertThat(restore.getReplaced()).startsWith("tenant_before_");
+      assertThat(count(postgres, name, "tenant")).isEqualTo(1000);
+      assertThat(count(postgres, name, restore.getReplaced())).as("the replaced data, kept").isEqualTo(10);
+      await().atMost(Duration.ofMinutes(1)).until(() -> client.apps().statefulSets().inNamespace(namespace(name))
+          .withName("db-main").get().getSpec().getReplicas() == 0);
+      assertThat(backupObjects(name)).isEmpty();
+    }
+  }
+
+  @Test
+  void restoreFromIsRefusedOnAnActiveTenantsExistingDatabase() {
+    String name = uniqueName("live");
+    create(name);
+
+    assertThatThrownBy(() -> client.resources(Tenant.class).withName(name).edit(t -> {
+      t.getSpec().getDatabases().get(0).setRestoreFrom("latest");
+      return t;
+    })).isInstanceOf(KubernetesClientException.class)
+        .hasMessageContaining("spec.databases[].restoreFrom can be set or changed only while the tenant is Frozen");
+  }
+
+  @Test
+  void anotherTenantsBackupIsRefusedUnlessAllowedAndAManifestMovedUnderThisTenantDoesNotOpen() throws Exception {
+    String source = uniqueName("source");
+    Tenant sourceTenant = create(source);
+    String id;
+    try (RealPostgres postgres = startDatabase(source)) {
+      fill(postgres, source);
+      id = backUp(source, postgres);
+    }
+    String clone = uniqueName("clone");
+    Tenant tenant = OperatorHarness.tenant(clone, 1, true);
+    tenant.getSpec().getDatabases().get(0).setRestoreFrom(source + "/latest");
+    client.resources(Tenant.class).resource(tenant).create();
+
+    Tenant refused = awaitCondition(clone, Conditions.RESTORED, "False");
+    assertThat(Conditions.find(refused.getStatus().getConditions(), Conditions.RESTORED).orElseThrow().getReason())
+        .isEqualTo("CrossTenantRestoreRefused");
+    assertThat(Conditions.find(refused.getStatus().getConditions(), Conditions.READY).orElseThrow().getReason())
+        .isEqualTo("Restoring");
+    assertThat(client.apps().deployments().inNamespace(namespace(clone)).withName("app-web").get().getSpec().getReplicas())
+        .as("the apps wait").isZero();
+    assertThat(warnings(clone)).contains("CrossTenantRestoreRefused");
+
+    // The source's backup copied under the clone's own prefix: its path is its manifest's associated data.
+    BackupLocation from = new BackupLocation("local", source, sourceTenant.getMetadata().getUid(), "main");
+    BackupLocation to = new BackupLocation("local", clone,
+        client.resources(Tenant.class).withName(clone).get().getMetadata().getUid(), "main");
+    BackupId backup = BackupId.parse(id);
+    for (String[] paths : new String[][] {{from.objectPath(backup), to.objectPath(backup)},
+        {from.manifestPath(backup), to.manifestPath(backup)}}) {
+      Files.createDirectories(storeRoot.resolve(paths[1]).getParent());
+      Files.copy(storeRoot.resolve(paths[0]), storeRoot.resolve(paths[1]));
+    }
+    client.resources(Tenant.class).withName(clone).edit(t -> {
+      t.getSpec().setState(TenantState.Frozen);
+      t.getSpec().getDatabases().get(0).setRestoreFrom(id);
+      return t;
+    });
+    await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(200)).until(() -> {
+      Condition restored = Conditions.find(client.resources(Tenant.class).withName(clone).get().getStatus().getConditions(),
+          Conditions.RESTORED).orElseThrow();
+      return restored.getReason().equals("RestoreFailed") && restored.getMessage().contains("does not open");
+    });
+    assertThat(jobs(clone)).isEmpty();
+  }
+
   /** Runs the tenant's next backup Job against {@code postgres}; the id once proven. */
   private static String backUp(String name, RealPostgres postgres) throws Exception {
     Job job = awaitBackupJob(name);
@@ -431,13 +530,27 @@ class BackupIT {
   }
 
   private static long orders(RealPostgres postgres, String name) throws Exception {
-    Secret credentials = client.secrets().inNamespace(namespace(name)).withName("db-main-credentials").get();
-    try (Connection db = DriverManager.getConnection("jdbc:postgresql://" + postgres.host() + ":" + postgres.port() + "/tenant",
-        decode(credentials, "username"), decode(credentials, "password")); Statement statement = db.createStatement();
+    return count(postgres, name, "tenant");
+  }
+
+  private static long count(RealPostgres postgres, String name, String database) throws Exception {
+    try (Connection db = connect(postgres, name, database); Statement statement = db.createStatement();
         java.sql.ResultSet rows = statement.executeQuery("SELECT count(*) FROM orders")) {
       rows.next();
       return rows.getLong(1);
     }
+  }
+
+  private static void execute(RealPostgres postgres, String name, String database, String sql) throws Exception {
+    try (Connection db = connect(postgres, name, database); Statement statement = db.createStatement()) {
+      statement.execute(sql);
+    }
+  }
+
+  private static Connection connect(RealPostgres postgres, String name, String database) throws Exception {
+    Secret credentials = client.secrets().inNamespace(namespace(name)).withName("db-main-credentials").get();
+    return DriverManager.getConnection("jdbc:postgresql://" + postgres.host() + ":" + postgres.port() + "/" + database,
+        decode(credentials, "username"), decode(credentials, "password"));
   }
 
   private static int freePort() throws java.io.IOException {
@@ -466,9 +579,14 @@ class BackupIT {
 
   /** The tenant once its RestoreVerified condition has {@code status}. */
   private static Tenant awaitRestoreVerified(String name, String status) {
+    return awaitCondition(name, Conditions.RESTORE_VERIFIED, status);
+  }
+
+  /** The tenant once its condition {@code type} has {@code status}. */
+  private static Tenant awaitCondition(String name, String type, String status) {
     await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(200)).until(() -> {
       Tenant t = client.resources(Tenant.class).withName(name).get();
-      return t.getStatus() != null && Conditions.find(t.getStatus().getConditions(), Conditions.RESTORE_VERIFIED)
+      return t.getStatus() != null && Conditions.find(t.getStatus().getConditions(), type)
           .filter(c -> status.equals(c.getStatus())).isPresent();
     });
     return client.resources(Tenant.class).withName(name).get();

@@ -116,6 +116,27 @@ class BackupJobTest {
   }
 
   @Test
+  void aRestoreGoesIntoASideDatabaseOnTheTenantsServerAndSwapsItInKeepingTheLiveOne() {
+    Job job = BackupJob.restore(context(), database(), manifest(1L << 20, 1L << 20), "latest", ID.toString(),
+        BackupJob.restoreName("main", "20261126-120000"), "tenant_restore_20261126120000", "tenant_before_20261126120000",
+        Duration.ofHours(2));
+
+    assertThat(job.getMetadata().getName()).isEqualTo("restore-main-20261126-120000");
+    assertThat(job.getMetadata().getAnnotations()).containsEntry(BackupJob.RESTORE_OF, "latest")
+        .containsEntry(BackupJob.RESTORE_BACKUP, ID.toString()).doesNotContainKeys(BackupJob.BACKUP_ID, BackupJob.DRILL_OF);
+    PodSpec pod = job.getSpec().getTemplate().getSpec();
+    Container restore = pod.getContainers().get(0);
+    assertThat(restore.getCommand()).containsExactly("sh", "-c", PostgresCommands.sideRestoreScript());
+    Container agent = pod.getContainers().get(1);
+    assertThat(String.join(" ", agent.getArgs())).endsWith("--replace tenant --keep-as tenant_before_20261126120000");
+    for (Container container : pod.getContainers()) {
+      // The tenant's own server, the side database: never the live one.
+      assertThat(values(container)).containsEntry("PGHOST", "db-main.tenant-acme.svc.cluster.local")
+          .containsEntry("PGDATABASE", "tenant_restore_20261126120000");
+    }
+  }
+
+  @Test
   void scratchSpaceFollowsTheDatabasesSizeOrEightTimesTheDumpWhenTheManifestHasNone() {
     assertThat(BackupJob.scratchBytes(manifest(0, 10L << 20))).isEqualTo((80L + 128) << 20);
     assertThat(BackupJob.scratchBytes(manifest(1000, 10L << 20))).isEqualTo(129L << 20); // rounded up to a whole MiB
