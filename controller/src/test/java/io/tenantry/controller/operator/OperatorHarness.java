@@ -342,14 +342,16 @@ public final class OperatorHarness implements AutoCloseable {
    */
   public void purgeAll(KubernetesClient client) {
     client.resources(SparePool.class).delete(); // A pool would refill what is purged.
-    for (Tenant tenant : client.resources(Tenant.class).list().getItems()) {
+    List<Tenant> tenants = client.resources(Tenant.class).list().getItems();
+    for (Tenant tenant : tenants) {
       String name = tenant.getMetadata().getName();
       if (tenant.getSpec().getState() == TenantState.Active) {
         setState(client, name, TenantState.Frozen);
       }
       setState(client, name, TenantState.Purged);
     }
-    await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1)).until(() ->
+    // A fleet of a few hundred (BackupSlotsIT) takes minutes: each namespace waits for its pods.
+    await().atMost(Duration.ofMinutes(3).plusSeconds(tenants.size())).pollInterval(Duration.ofSeconds(1)).until(() ->
         client.resources(Tenant.class).list().getItems().stream()
             .allMatch(t -> t.getStatus() != null && t.getStatus().getPhase() == TenantPhase.Purged));
     client.resources(Tenant.class).delete();
