@@ -54,6 +54,12 @@ public final class BackupAgent {
 
   private static final Duration SCRIPT_TIMEOUT = Duration.ofMinutes(5);
   private static final int BUFFER = 1 << 20;
+  /**
+   * 16 MiB read ahead between the FIFO and the transfer, both ways: pg_dump keeps writing while the
+   * agent encrypts and sends a segment, and pg_restore keeps reading while it receives and decrypts one.
+   */
+  private static final int READ_AHEAD_CHUNK = 256 << 10;
+  private static final int READ_AHEAD_CHUNKS = 64;
   private final Map<String, String> options;
   private final Map<String, String> env;
 
@@ -128,7 +134,8 @@ public final class BackupAgent {
   private AgentReport upload(AgentFiles files, String objectPath, BackupHeader header)
       throws IOException, GeneralSecurityException, InterruptedException {
     DataKey key = DataKey.fromCleartext(Files.readAllBytes(Path.of(option("key"))));
-    try (InputStream dump = files.openFifoForReading("dump", SCRIPT_TIMEOUT)) {
+    try (InputStream dump = new ReadAheadInputStream(files.openFifoForReading("dump", SCRIPT_TIMEOUT),
+        READ_AHEAD_CHUNK, READ_AHEAD_CHUNKS)) {
       HttpURLConnection upload = open(target());
       upload.setRequestMethod("PUT");
       upload.setDoOutput(true);
@@ -212,8 +219,9 @@ public final class BackupAgent {
       long plaintext;
       try (counted) {
         opened = BackupFormat.open(counted, key, objectPath);
-        try (OutputStream fifo = files.openFifoForWriting("restore", SCRIPT_TIMEOUT)) {
-          plaintext = opened.dump().transferTo(fifo);
+        try (InputStream dump = new ReadAheadInputStream(opened.dump(), READ_AHEAD_CHUNK, READ_AHEAD_CHUNKS);
+            OutputStream fifo = files.openFifoForWriting("restore", SCRIPT_TIMEOUT)) {
+          plaintext = dump.transferTo(fifo);
         } catch (IOException e) {
           files.abort();
           return AgentReport.failed("corrupt", "the backup does not decrypt to its end: " + e.getMessage());
