@@ -2,6 +2,7 @@ package io.tenantry.backup.agent;
 
 import io.tenantry.backup.BackupFormat;
 import io.tenantry.backup.BackupHeader;
+import io.tenantry.backup.CipherWarmUp;
 import io.tenantry.backup.DataKey;
 import io.tenantry.backup.transfer.TransferHandler;
 import java.io.IOException;
@@ -27,6 +28,9 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalInt;
 import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.zip.CRC32C;
 import java.util.zip.CheckedInputStream;
 
@@ -44,7 +48,11 @@ import java.util.zip.CheckedInputStream;
  *       backup's header. A corrupt object fails it even when pg_restore accepted a part.
  * </ul>
  *
- * Arguments are {@code --name value} pairs; the password is libpq's {@code PGPASSWORD}, the server
+ * Both start by warming the cipher up ({@link CipherWarmUp}) on a thread of its own, and wait for it
+ * before their stream: the agent's JVM lives for one stream, which otherwise ran mostly on AES-GCM
+ * that C2 had not compiled yet.
+ *
+ * <p>Arguments are {@code --name value} pairs; the password is libpq's {@code PGPASSWORD}, the server
  * {@code PGHOST}, {@code PGPORT}, {@code PGDATABASE}, {@code PGUSER}. It ends with 0 only on
  * success, always after writing its {@link AgentReport} to {@code --report} (the container's
  * termination message, for people) and, for a backup, beside the object in the store (for the
@@ -107,6 +115,7 @@ public final class BackupAgent {
   }
 
   AgentReport backup() {
+    CompletableFuture<CipherWarmUp.Done> warmUp = CipherWarmUp.start();
     AgentFiles files = new AgentFiles(Path.of(option("work")));
     String objectPath = option("object-path");
     try (Connection db = connect()) {
@@ -116,7 +125,7 @@ public final class BackupAgent {
       String snapshot = single(db, "SELECT pg_export_snapshot()");
       BackupHeader header = new BackupHeader("postgresql", single(db, "SHOW server_version"), TableCounts.count(db));
       files.writeAtomically("snapshot", snapshot);
-      AgentReport report = upload(files, objectPath, header);
+      AgentReport report = upload(files, objectPath, header, warmUp);
       db.commit();
       return report;
     } catch (SQLException e) {
@@ -131,11 +140,12 @@ public final class BackupAgent {
     }
   }
 
-  private AgentReport upload(AgentFiles files, String objectPath, BackupHeader header)
-      throws IOException, GeneralSecurityException, InterruptedException {
+  private AgentReport upload(AgentFiles files, String objectPath, BackupHeader header,
+      Future<CipherWarmUp.Done> warmUp) throws IOException, GeneralSecurityException, InterruptedException {
     DataKey key = DataKey.fromCleartext(Files.readAllBytes(Path.of(option("key"))));
     try (InputStream dump = new ReadAheadInputStream(files.openFifoForReading("dump", SCRIPT_TIMEOUT),
         READ_AHEAD_CHUNK, READ_AHEAD_CHUNKS)) {
+      await(warmUp); // pg_dump goes on into the read-ahead meanwhile
       HttpURLConnection upload = open(target());
       upload.setRequestMethod("PUT");
       upload.setDoOutput(true);
@@ -193,6 +203,7 @@ public final class BackupAgent {
   }
 
   AgentReport restore() {
+    CompletableFuture<CipherWarmUp.Done> warmUp = CipherWarmUp.start();
     AgentFiles files = new AgentFiles(Path.of(option("work")));
     String objectPath = option("object-path");
     try {
@@ -203,6 +214,7 @@ public final class BackupAgent {
         files.abort();
         return AgentReport.failed("restoreFailed", "the transfer endpoint answered " + status + ": " + body(download));
       }
+      await(warmUp);
       MessageDigest sha256 = MessageDigest.getInstance("SHA-256");
       CRC32C crc = new CRC32C();
       CheckedInputStream received = new CheckedInputStream(new DigestInputStream(download.getInputStream(), sha256), crc);
@@ -247,6 +259,19 @@ public final class BackupAgent {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return AgentReport.failed("restoreFailed", "interrupted");
+    }
+  }
+
+  /**
+   * Waits for the cipher's warm-up (started when the command started) before the stream's first
+   * segment, and logs what it did; it fails the command only if the cipher did not decrypt what it
+   * encrypted.
+   */
+  private static void await(Future<CipherWarmUp.Done> warmUp) throws IOException, InterruptedException {
+    try {
+      System.err.println("backup-agent: " + warmUp.get());
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof IOException io ? io : new IOException("the cipher's warm-up failed", e.getCause());
     }
   }
 
