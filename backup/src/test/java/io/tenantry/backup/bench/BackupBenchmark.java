@@ -39,6 +39,7 @@ import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.ToDoubleFunction;
 import java.util.stream.Stream;
 
 /**
@@ -46,24 +47,26 @@ import java.util.stream.Stream;
  * side in one run. A real PostgreSQL 15 ({@link RealPostgres}) is filled with SIZE_MIB of tables
  * resembling a tenant's: a third narrow rows ({@code items}: an integer id and a short text, with
  * its primary key), the rest rows of 8 KiB of random bytes ({@code blobs}), all made server-side by
- * {@code INSERT ... SELECT ... generate_series}. Then, in this order:
+ * {@code INSERT ... SELECT ... generate_series}. Then, ROUNDS times (default 3):
  *
- * <ol>
+ * <ul>
  *   <li>Tenantry backup: the backup Job's dump script ({@link PostgresCommands#dumpScript()}) and
- *       agent ({@link JobContainers}, as the IT runs them), through the transfer endpoint (a JDK
- *       HttpServer with {@link TransferHandler}, as the operator serves it) into a {@link LocalBackupStore}.
- *   <li>Plain backup: {@code pg_dump -Fc -f FILE} of the same database to a local file.
- *   <li>Plain restore: {@code pg_restore --single-transaction -d DB FILE} from that file into a fresh
- *       database of a second server.
+ *       agent, the agent as a JVM of its own as in the Job ({@link JobContainers#runInOwnJvm}, with
+ *       {@link #AGENT_JVM}), through the transfer endpoint (a JDK HttpServer with
+ *       {@link TransferHandler}, in this JVM as in the operator) into a {@link LocalBackupStore};
+ *       against {@code pg_dump -Fc -f FILE} of the same database to a local file.
  *   <li>Tenantry restore: the restore Job's script ({@link PostgresCommands#restoreScript()}) and
- *       agent, from the store through the endpoint into another fresh database of that server.
- * </ol>
+ *       agent, from the store through the endpoint into a fresh database of a second server; against
+ *       {@code pg_restore --single-transaction -d DB FILE} from that file into another fresh database.
+ * </ul>
  *
- * Each is timed once with {@link System#nanoTime()}; printed: wall times, MiB/s of the tables' size
- * on disk, the ratios Tenantry / plain with their targets (not asserted), and where the CPU went.
- * It fails if a backup or a restore fails or a restored database's row counts differ from the source's.
+ * Odd rounds run Tenantry's side first, even rounds the plain side first. Each run is timed with
+ * {@link System#nanoTime()} from the start of its processes (the agent's JVM included) to the end
+ * of all of them; printed: wall times, MiB/s of the tables' size on disk, the ratios Tenantry /
+ * plain per round and their median with the targets (not asserted), and where the CPU went. It
+ * fails if a backup or a restore fails or a restored database's row counts differ from the source's.
  *
- * <p>Run with {@code tools/bench-backup.sh [SIZE_MIB]} (default 1024).
+ * <p>Run with {@code tools/bench-backup.sh [SIZE_MIB] [ROUNDS]} (default 1024 and 3).
  */
 public final class BackupBenchmark {
 
@@ -73,6 +76,13 @@ public final class BackupBenchmark {
   private static final int BLOB_ROWS_PER_INSERT = 2000;
   private static final double TARGET = 1.3;
   private static final double MIB = 1 << 20;
+  /**
+   * The agent's JVM options: the Job's ({@code -XX:MaxRAMPercentage=60}, controller BackupJob), and
+   * what that JVM sees in the agent container under its 384 MiB memory limit: 384 MiB of memory, so
+   * a heap of at most 230 MiB, and the serial collector (a JVM picks it by itself below 1792 MiB).
+   * The system property {@code tenantry.bench.agentJvm} adds options (space-separated).
+   */
+  static final List<String> AGENT_JVM = agentJvm();
   private static final com.sun.management.OperatingSystemMXBean OS =
       (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
@@ -98,10 +108,25 @@ public final class BackupBenchmark {
     }
   }
 
-  /** One timed run: wall time and CPU (this JVM; reaped child processes; the whole machine). */
+  /**
+   * One timed run: wall time and CPU (this JVM: the endpoint and store; the child processes it
+   * reaped: the agent's JVM, sh, pg_dump or pg_restore; the whole machine).
+   */
   private record Run(String name, double seconds, double jvmCpu, double childCpu, double machineCpu, long bytes) {
     double restCpu() {
       return Math.max(0, machineCpu - jvmCpu - childCpu);
+    }
+  }
+
+  /** One round's four runs. */
+  private record Round(int number, boolean tenantryFirst, Run tenantryBackup, Run plainBackup, Run plainRestore,
+      Run tenantryRestore) {
+    double backupRatio() {
+      return tenantryBackup.seconds() / plainBackup.seconds();
+    }
+
+    double restoreRatio() {
+      return tenantryRestore.seconds() / plainRestore.seconds();
     }
   }
 
@@ -111,22 +136,35 @@ public final class BackupBenchmark {
 
   public static void main(String[] args) throws Exception {
     int sizeMib = args.length > 0 ? Integer.parseInt(args[0]) : 1024;
+    int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 3;
     if (sizeMib < 8) {
       throw new IllegalArgumentException("SIZE_MIB must be at least 8");
+    }
+    if (rounds < 1) {
+      throw new IllegalArgumentException("ROUNDS must be at least 1");
     }
     Path dir = Files.createTempDirectory("bench-backup-");
     try (RealPostgres source = RealPostgres.start(USER, PASSWORD, "tenant");
         RealPostgres target = RealPostgres.start(USER, PASSWORD, "postgres")) {
       Data data = fill(source, sizeMib);
-      printSetup(sizeMib, data);
+      printSetup(sizeMib, rounds, data);
       Content expected = content(source, "tenant");
-      new Sides(dir, source, target, data, expected).run();
+      new Sides(dir, source, target, data, expected).run(rounds);
     } finally {
       deleteTree(dir);
     }
   }
 
-  /** The four runs, sharing one endpoint and store. */
+  private static List<String> agentJvm() {
+    List<String> options = new ArrayList<>(List.of("-XX:MaxRAMPercentage=60", "-XX:MaxRAM=384m", "-XX:+UseSerialGC"));
+    String more = System.getProperty("tenantry.bench.agentJvm", "").strip();
+    if (!more.isEmpty()) {
+      options.addAll(List.of(more.split("\\s+")));
+    }
+    return List.copyOf(options);
+  }
+
+  /** The rounds, sharing one endpoint and store. */
   private static final class Sides {
     private final Path dir;
     private final RealPostgres source;
@@ -134,9 +172,6 @@ public final class BackupBenchmark {
     private final Data data;
     private final Content expected;
     private final TransferTokens tokens;
-    private final DataKey key = DataKey.generate();
-    private final String objectPath = new BackupLocation("bench", "acme", UUID.randomUUID().toString(), "main")
-        .objectPath(BackupId.next("main", Instant.now()));
 
     Sides(Path dir, RealPostgres source, RealPostgres target, Data data, Content expected) {
       this.dir = dir;
@@ -147,7 +182,7 @@ public final class BackupBenchmark {
       this.tokens = new TransferTokens(LocalKeyset.loadOrCreate(dir.resolve("keyset.json")), Clock.systemUTC());
     }
 
-    void run() throws Exception {
+    void run(int rounds) throws Exception {
       Path storeRoot = Files.createDirectories(dir.resolve("store"));
       ExecutorService handlers = Executors.newFixedThreadPool(4);
       HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
@@ -156,32 +191,70 @@ public final class BackupBenchmark {
       server.start();
       try {
         String endpoint = "http://127.0.0.1:" + server.getAddress().getPort() + TransferHandler.PATH;
-        Path dumpFile = dir.resolve("plain.dump");
-        Run tenantryBackup = tenantryBackup(endpoint);
-        Run plainBackup = plainBackup(dumpFile);
-        Run plainRestore = plainRestore(dumpFile, "restore_plain");
-        Run tenantryRestore = tenantryRestore(endpoint, "restore_tenantry");
-        check("the plain restore", content(target, "restore_plain"));
-        check("Tenantry's restore", content(target, "restore_tenantry"));
-        printResults(tenantryBackup, plainBackup, plainRestore, tenantryRestore);
+        List<Round> results = new ArrayList<>();
+        for (int number = 1; number <= rounds; number++) {
+          results.add(round(endpoint, number, number % 2 == 1));
+        }
+        printResults(results);
       } finally {
         server.stop(0);
         handlers.shutdownNow();
       }
     }
 
-    private Run tenantryBackup(String endpoint) throws Exception {
-      Path work = dir.resolve("backup");
+    /** Both backups, then both restores, each pair in the given order; checks and drops the restored databases. */
+    private Round round(String endpoint, int number, boolean tenantryFirst) throws Exception {
+      System.err.println("[bench] round " + number + " of the four runs, " + (tenantryFirst ? "Tenantry" : "plain")
+          + " first");
+      DataKey key = DataKey.generate(); // fresh for every backup, as the operator does
+      String objectPath = new BackupLocation("bench", "acme", UUID.randomUUID().toString(), "main")
+          .objectPath(BackupId.next("main", Instant.now()));
+      Path dumpFile = dir.resolve("plain.dump");
+      Files.deleteIfExists(dumpFile);
+      String plainDb = "restore_plain_" + number;
+      String tenantryDb = "restore_tenantry_" + number;
+      Run tenantryBackup;
+      Run plainBackup;
+      if (tenantryFirst) {
+        tenantryBackup = tenantryBackup(endpoint, key, objectPath);
+        plainBackup = plainBackup(dumpFile);
+      } else {
+        plainBackup = plainBackup(dumpFile);
+        tenantryBackup = tenantryBackup(endpoint, key, objectPath);
+      }
+      Run plainRestore;
+      Run tenantryRestore;
+      if (tenantryFirst) {
+        tenantryRestore = tenantryRestore(endpoint, key, objectPath, tenantryDb);
+        plainRestore = plainRestore(dumpFile, plainDb);
+      } else {
+        plainRestore = plainRestore(dumpFile, plainDb);
+        tenantryRestore = tenantryRestore(endpoint, key, objectPath, tenantryDb);
+      }
+      check("the plain restore", content(target, plainDb));
+      check("Tenantry's restore", content(target, tenantryDb));
+      dropDatabase(plainDb);
+      dropDatabase(tenantryDb);
+      Round round = new Round(number, tenantryFirst, tenantryBackup, plainBackup, plainRestore, tenantryRestore);
+      System.err.printf(Locale.ROOT, "[bench] round %d: backup %.1f s / %.1f s = %.2f, restore %.1f s / %.1f s = %.2f%n",
+          number, tenantryBackup.seconds(), plainBackup.seconds(), round.backupRatio(), tenantryRestore.seconds(),
+          plainRestore.seconds(), round.restoreRatio());
+      return round;
+    }
+
+    private Run tenantryBackup(String endpoint, DataKey key, String objectPath) throws Exception {
+      Path work = fresh(dir.resolve("backup"));
       Path keyFile = Files.write(dir.resolve("backup.key"), key.cleartext());
       Path targetFile = Files.writeString(dir.resolve("backup.target"),
           endpoint + tokens.issue(Access.UPLOAD, objectPath, Duration.ofHours(2)));
       Ended[] ended = new Ended[1];
-      Run run = measure("Tenantry backup", () -> ended[0] = JobContainers.run(work, PostgresCommands.dumpScript(),
-          libpq(source, "tenant"), List.of("backup", "--key", keyFile.toString(), "--target", targetFile.toString(),
-              "--object-path", objectPath)));
+      Run run = measure("Tenantry backup", () -> ended[0] = JobContainers.runInOwnJvm(work,
+          PostgresCommands.dumpScript(), libpq(source, "tenant"), List.of("backup", "--key", keyFile.toString(),
+              "--target", targetFile.toString(), "--object-path", objectPath), AGENT_JVM));
       if (!"uploaded".equals(ended[0].report().outcome()) || ended[0].scriptExit() != 0 || ended[0].agentExit() != 0) {
         throw new IllegalStateException("Tenantry's backup failed: " + ended[0]);
       }
+      logAgent(ended[0]);
       return withBytes(run, ended[0].report().objectBytes());
     }
 
@@ -197,19 +270,20 @@ public final class BackupBenchmark {
           "pg_restore", "--single-transaction", "-d", database, file.toString()));
     }
 
-    private Run tenantryRestore(String endpoint, String database) throws Exception {
+    private Run tenantryRestore(String endpoint, DataKey key, String objectPath, String database) throws Exception {
       createDatabase(database);
-      Path work = dir.resolve("restore");
+      Path work = fresh(dir.resolve("restore"));
       Path keyFile = Files.write(dir.resolve("restore.key"), key.cleartext());
       Path sourceFile = Files.writeString(dir.resolve("restore.target"),
           endpoint + tokens.issue(Access.DOWNLOAD, objectPath, Duration.ofHours(2)));
       Ended[] ended = new Ended[1];
-      Run run = measure("Tenantry restore", () -> ended[0] = JobContainers.run(work, PostgresCommands.restoreScript(),
-          libpq(target, database), List.of("restore", "--key", keyFile.toString(), "--target", sourceFile.toString(),
-              "--object-path", objectPath)));
+      Run run = measure("Tenantry restore", () -> ended[0] = JobContainers.runInOwnJvm(work,
+          PostgresCommands.restoreScript(), libpq(target, database), List.of("restore", "--key", keyFile.toString(),
+              "--target", sourceFile.toString(), "--object-path", objectPath), AGENT_JVM));
       if (!"restored".equals(ended[0].report().outcome()) || ended[0].scriptExit() != 0 || ended[0].agentExit() != 0) {
         throw new IllegalStateException("Tenantry's restore failed: " + ended[0]);
       }
+      logAgent(ended[0]);
       return withBytes(run, ended[0].report().objectBytes());
     }
 
@@ -223,6 +297,12 @@ public final class BackupBenchmark {
       }
     }
 
+    private void dropDatabase(String database) throws SQLException {
+      try (Connection db = connect(target, "postgres"); Statement statement = db.createStatement()) {
+        statement.execute("DROP DATABASE " + database);
+      }
+    }
+
     private void check(String what, Content restored) {
       if (!restored.equals(expected)) {
         throw new IllegalStateException(what + " differs from the source: " + restored.tables() + ", source "
@@ -230,32 +310,62 @@ public final class BackupBenchmark {
       }
     }
 
-    private void printResults(Run tenantryBackup, Run plainBackup, Run plainRestore, Run tenantryRestore) {
+    private void printResults(List<Round> rounds) {
       double mib = data.tablesMib();
       System.out.println();
-      System.out.println("| step | Tenantry | plain | ratio Tenantry / plain | target |");
-      System.out.println("|---|---|---|---|---|");
-      System.out.printf(Locale.ROOT, "| backup (ran 1st: Tenantry, 2nd: plain) | %.1f s, %.1f MiB/s | %.1f s, %.1f MiB/s"
-          + " | **%.2f** | ≤ %.1f |%n", tenantryBackup.seconds(), mib / tenantryBackup.seconds(), plainBackup.seconds(),
-          mib / plainBackup.seconds(), tenantryBackup.seconds() / plainBackup.seconds(), TARGET);
-      System.out.printf(Locale.ROOT, "| restore (ran 3rd: plain, 4th: Tenantry) | %.1f s, %.1f MiB/s | %.1f s, %.1f MiB/s"
-          + " | **%.2f** | ≤ %.1f |%n", tenantryRestore.seconds(), mib / tenantryRestore.seconds(),
-          plainRestore.seconds(), mib / plainRestore.seconds(), tenantryRestore.seconds() / plainRestore.seconds(),
-          TARGET);
+      System.out.println("| round (first side) | backup: Tenantry | pg_dump -Fc | ratio | restore: Tenantry"
+          + " | pg_restore | ratio |");
+      System.out.println("|---|---|---|---|---|---|---|");
+      for (Round round : rounds) {
+        System.out.printf(Locale.ROOT, "| %d (%s) | %.1f s, %.1f MiB/s | %.1f s, %.1f MiB/s | %.2f"
+            + " | %.1f s, %.1f MiB/s | %.1f s, %.1f MiB/s | %.2f |%n", round.number(),
+            round.tenantryFirst() ? "Tenantry" : "plain", round.tenantryBackup().seconds(),
+            mib / round.tenantryBackup().seconds(), round.plainBackup().seconds(), mib / round.plainBackup().seconds(),
+            round.backupRatio(), round.tenantryRestore().seconds(), mib / round.tenantryRestore().seconds(),
+            round.plainRestore().seconds(), mib / round.plainRestore().seconds(), round.restoreRatio());
+      }
+      System.out.printf(Locale.ROOT, "| **median** | %.1f s | %.1f s | **%.2f** (target ≤ %.1f) | %.1f s | %.1f s"
+          + " | **%.2f** (target ≤ %.1f) |%n",
+          median(rounds, r -> r.tenantryBackup().seconds()), median(rounds, r -> r.plainBackup().seconds()),
+          median(rounds, Round::backupRatio), TARGET, median(rounds, r -> r.tenantryRestore().seconds()),
+          median(rounds, r -> r.plainRestore().seconds()), median(rounds, Round::restoreRatio), TARGET);
       System.out.println();
+      Round last = rounds.get(rounds.size() - 1);
       System.out.printf(Locale.ROOT, "MiB/s: of the tables' %.1f MiB on disk. Dump: %.1f MiB (pg_dump's custom"
-          + " format, default compression); Tenantry's encrypted object: %.1f MiB.%n", mib,
-          plainBackup.bytes() / MIB, tenantryBackup.bytes() / MIB);
-      System.out.println("Row counts and bytes per table of both restored databases equal the source's.");
+          + " format, default compression); Tenantry's encrypted object: %.1f MiB. Ratios: Tenantry's wall time"
+          + " over the plain tool's in the same round; median: of the rounds' ratios.%n", mib,
+          last.plainBackup().bytes() / MIB, last.tenantryBackup().bytes() / MIB);
+      System.out.println("Row counts and bytes per table of every restored database equal the source's.");
       System.out.println();
-      System.out.println("| run | wall | CPU: this JVM (agent, endpoint, store) | pg_dump / pg_restore and their sh"
-          + " | rest of the machine (PostgreSQL servers, anything else) |");
-      System.out.println("|---|---|---|---|---|");
-      for (Run run : List.of(tenantryBackup, plainBackup, plainRestore, tenantryRestore)) {
-        System.out.printf(Locale.ROOT, "| %s | %.1f s | %.1f s | %.1f s | %.1f s |%n", run.name(), run.seconds(),
-            run.jvmCpu(), run.childCpu(), run.restCpu());
+      System.out.println("| round | run | wall | CPU: this JVM (endpoint, store) | child processes (agent JVM, sh,"
+          + " pg_dump / pg_restore) | rest of the machine (PostgreSQL servers, anything else) |");
+      System.out.println("|---|---|---|---|---|---|");
+      for (Round round : rounds) {
+        for (Run run : List.of(round.tenantryBackup(), round.plainBackup(), round.plainRestore(),
+            round.tenantryRestore())) {
+          System.out.printf(Locale.ROOT, "| %d | %s | %.1f s | %.1f s | %.1f s | %.1f s |%n", round.number(),
+              run.name(), run.seconds(), run.jvmCpu(), run.childCpu(), run.restCpu());
+        }
       }
     }
+  }
+
+  private static double median(List<Round> rounds, ToDoubleFunction<Round> value) {
+    double[] values = rounds.stream().mapToDouble(value).sorted().toArray();
+    int middle = values.length / 2;
+    return values.length % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+  }
+
+  /** The agent's own lines (the cipher's warm-up, its outcome), to the benchmark's log. */
+  private static void logAgent(Ended ended) {
+    ended.agentOutput().lines().forEach(line -> System.err.println("[bench]   agent: " + line));
+  }
+
+  private static Path fresh(Path work) throws IOException {
+    if (Files.exists(work)) {
+      deleteTree(work);
+    }
+    return Files.createDirectories(work);
   }
 
   private interface Step {
@@ -389,7 +499,7 @@ public final class BackupBenchmark {
     }
   }
 
-  private static void printSetup(int sizeMib, Data data) {
+  private static void printSetup(int sizeMib, int rounds, Data data) {
     System.out.printf(Locale.ROOT, "Backup benchmark: a PostgreSQL 15.8 database with %.1f MiB of tables"
         + " (SIZE_MIB %d; the database %.1f MiB with its catalog), filled in %.1f s; pg_dump and pg_restore: %s%n",
         data.tablesMib(), sizeMib, data.databaseBytes() / MIB, data.fillSeconds(), toolVersion());
@@ -401,6 +511,8 @@ public final class BackupBenchmark {
         + " FROM generate_series(...) i, on two connections%n", data.blobsRows(), BLOB_BYTES, data.blobsBytes() / MIB,
         BLOB_BYTES / 16);
     System.out.println("then VACUUM (FREEZE, ANALYZE) and CHECKPOINT. Both servers: fsync off, defaults otherwise.");
+    System.out.printf(Locale.ROOT, "%d round(s); the agent: its own JVM (%s), %s%n", rounds,
+        String.join(" ", AGENT_JVM), System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
   }
 
   private static String toolVersion() {
