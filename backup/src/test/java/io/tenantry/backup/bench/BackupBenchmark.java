@@ -82,7 +82,7 @@ public final class BackupBenchmark {
    * a heap of at most 230 MiB, and the serial collector (a JVM picks it by itself below 1792 MiB).
    * The system property {@code tenantry.bench.agentJvm} adds options (space-separated).
    */
-  static final List<String> AGENT_JVM = agentJvm();
+  private static final List<String> AGENT_JVM = agentJvm();
   private static final com.sun.management.OperatingSystemMXBean OS =
       (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
