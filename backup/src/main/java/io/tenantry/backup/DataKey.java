@@ -6,6 +6,7 @@ import com.google.crypto.tink.KeysetHandle;
 import com.google.crypto.tink.RegistryConfiguration;
 import com.google.crypto.tink.StreamingAead;
 import com.google.crypto.tink.TinkProtoKeysetFormat;
+import com.google.crypto.tink.streamingaead.AesGcmHkdfStreamingParameters;
 import com.google.crypto.tink.streamingaead.PredefinedStreamingAeadParameters;
 import com.google.crypto.tink.streamingaead.StreamingAeadConfig;
 import java.nio.charset.StandardCharsets;
@@ -35,6 +36,23 @@ public final class DataKey {
   public static DataKey generate() {
     try {
       return new DataKey(KeysetHandle.generateNew(PredefinedStreamingAeadParameters.AES256_GCM_HKDF_1MB));
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("cannot generate a streaming AEAD key", e);
+    }
+  }
+
+  /**
+   * A key of this kind (AES-256-GCM, HKDF-SHA256) but with {@code segmentBytes} ciphertext segments
+   * instead of 1 MiB: for {@link CipherWarmUp} only, never for a backup.
+   */
+  static DataKey withSegments(int segmentBytes) {
+    try {
+      return new DataKey(KeysetHandle.generateNew(AesGcmHkdfStreamingParameters.builder()
+          .setKeySizeBytes(32)
+          .setDerivedAesGcmKeySizeBytes(32)
+          .setHkdfHashType(AesGcmHkdfStreamingParameters.HashType.SHA256)
+          .setCiphertextSegmentSizeBytes(segmentBytes)
+          .build()));
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException("cannot generate a streaming AEAD key", e);
     }

@@ -2,6 +2,7 @@ package io.tenantry.backup.agent;
 
 import io.tenantry.backup.BackupFormat;
 import io.tenantry.backup.BackupHeader;
+import io.tenantry.backup.CipherWarmUp;
 import io.tenantry.backup.DataKey;
 import io.tenantry.backup.transfer.TransferHandler;
 import java.io.IOException;
@@ -24,6 +25,9 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalInt;
 import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 
 /**
  * The agent of a backup or restore Job: the operator's image beside the database's, sharing a work
@@ -41,7 +45,11 @@ import java.util.Properties;
  *       then takes DB's name, and DB is kept as NAME.
  * </ul>
  *
- * Arguments are {@code --name value} pairs; the password is libpq's {@code PGPASSWORD}, the server
+ * Both start by warming the cipher up ({@link CipherWarmUp}) on a thread of its own, and wait for it
+ * before their stream: the agent's JVM lives for one stream, which otherwise ran mostly on AES-GCM
+ * that C2 had not compiled yet.
+ *
+ * <p>Arguments are {@code --name value} pairs; the password is libpq's {@code PGPASSWORD}, the server
  * {@code PGHOST}, {@code PGPORT}, {@code PGDATABASE}, {@code PGUSER}. It ends with 0 only on
  * success, always after writing its {@link AgentReport} to {@code --report} (the container's
  * termination message, for people) and, for a backup, beside the object in the store (for the
@@ -51,6 +59,12 @@ public final class BackupAgent {
 
   private static final Duration SCRIPT_TIMEOUT = Duration.ofMinutes(5);
   private static final int BUFFER = 1 << 20;
+  /**
+   * 16 MiB read ahead between the FIFO and the transfer, both ways: pg_dump keeps writing while the
+   * agent encrypts and sends a segment, and pg_restore keeps reading while it receives and decrypts one.
+   */
+  private static final int READ_AHEAD_CHUNK = 256 << 10;
+  private static final int READ_AHEAD_CHUNKS = 64;
   private final Map<String, String> options;
   private final Map<String, String> env;
 
@@ -96,6 +110,7 @@ public final class BackupAgent {
   }
 
   AgentReport backup() {
+    CompletableFuture<CipherWarmUp.Done> warmUp = CipherWarmUp.start();
     AgentFiles files = new AgentFiles(Path.of(option("work")));
     String objectPath = option("object-path");
     try (Connection db = connect()) {
@@ -106,7 +121,7 @@ public final class BackupAgent {
       BackupHeader header = new BackupHeader("postgresql", single(db, "SHOW server_version"), TableCounts.count(db),
           Long.parseLong(single(db, "SELECT pg_database_size(current_database())")));
       files.writeAtomically("snapshot", snapshot);
-      AgentReport report = upload(files, objectPath, header);
+      AgentReport report = upload(files, objectPath, header, warmUp);
       db.commit();
       return report;
     } catch (SQLException e) {
@@ -121,10 +136,12 @@ public final class BackupAgent {
     }
   }
 
-  private AgentReport upload(AgentFiles files, String objectPath, BackupHeader header)
-      throws IOException, GeneralSecurityException, InterruptedException {
+  private AgentReport upload(AgentFiles files, String objectPath, BackupHeader header,
+      Future<CipherWarmUp.Done> warmUp) throws IOException, GeneralSecurityException, InterruptedException {
     DataKey key = DataKey.fromCleartext(Files.readAllBytes(Path.of(option("key"))));
-    try (InputStream dump = files.openFifoForReading("dump", SCRIPT_TIMEOUT)) {
+    try (InputStream dump = new ReadAheadInputStream(files.openFifoForReading("dump", SCRIPT_TIMEOUT),
+        READ_AHEAD_CHUNK, READ_AHEAD_CHUNKS)) {
+      await(warmUp); // pg_dump goes on into the read-ahead meanwhile
       HttpURLConnection upload = open(target());
       upload.setRequestMethod("PUT");
       upload.setDoOutput(true);
@@ -183,9 +200,10 @@ public final class BackupAgent {
   }
 
   AgentReport restore() {
+    CompletableFuture<CipherWarmUp.Done> warmUp = CipherWarmUp.start();
     AgentFiles files = new AgentFiles(Path.of(option("work")));
     try {
-      AgentReport report = restore(files);
+      AgentReport report = restore(files, warmUp);
       if (!report.succeeded() && options.containsKey("replace")) {
         dropSideDatabase();
       }
@@ -204,7 +222,7 @@ public final class BackupAgent {
     }
   }
 
-  private AgentReport restore(AgentFiles files) {
+  private AgentReport restore(AgentFiles files, Future<CipherWarmUp.Done> warmUp) {
     String objectPath = option("object-path");
     try {
       DataKey key = DataKey.fromCleartext(Files.readAllBytes(Path.of(option("key"))));
@@ -214,6 +232,7 @@ public final class BackupAgent {
         files.abort();
         return AgentReport.failed("restoreFailed", "the transfer endpoint answered " + status + ": " + body(download));
       }
+      await(warmUp);
       CountingStream received = new CountingStream(OutputStream.nullOutputStream());
       InputStream counted = received.reading(download.getInputStream());
       BackupFormat.Opened opened;
@@ -223,8 +242,9 @@ public final class BackupAgent {
         // Only now may pg_restore open the FIFO: it waits on it for a writer, and one that fails
         // before this point (the header does not decrypt) never comes; the script sees abort instead.
         files.writeAtomically("go", "");
-        try (OutputStream fifo = files.openFifoForWriting("restore", SCRIPT_TIMEOUT)) {
-          plaintext = opened.dump().transferTo(fifo);
+        try (InputStream dump = new ReadAheadInputStream(opened.dump(), READ_AHEAD_CHUNK, READ_AHEAD_CHUNKS);
+            OutputStream fifo = files.openFifoForWriting("restore", SCRIPT_TIMEOUT)) {
+          plaintext = dump.transferTo(fifo);
         } catch (IOException e) {
           files.abort();
           return AgentReport.failed("corrupt", "the backup does not decrypt to its end: " + e.getMessage());
@@ -279,6 +299,19 @@ public final class BackupAgent {
 
   private static String quoted(String identifier) {
     return "\"" + identifier.replace("\"", "\"\"") + "\"";
+  }
+
+  /**
+   * Waits for the cipher's warm-up (started when the command started) before the stream's first
+   * segment, and logs what it did; it fails the command only if the cipher did not decrypt what it
+   * encrypted.
+   */
+  private static void await(Future<CipherWarmUp.Done> warmUp) throws IOException, InterruptedException {
+    try {
+      System.err.println("backup-agent: " + warmUp.get());
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof IOException io ? io : new IOException("the cipher's warm-up failed", e.getCause());
+    }
   }
 
   /** The first table whose restored row count differs from the backup's, or null. */
