@@ -405,7 +405,9 @@ class BackupIT {
   @Test
   void restoreFromIsRefusedOnAnActiveTenantsExistingDatabase() {
     String name = uniqueName("live");
-    create(name);
+    Tenant tenant = OperatorHarness.tenant(name, 1, true);
+    tenant.getSpec().getDatabases().get(0).setEphemeral(true); // no backup Job to hold a slot: the rule is all this shows
+    client.resources(Tenant.class).resource(tenant).create();
 
     assertThatThrownBy(() -> client.resources(Tenant.class).withName(name).edit(t -> {
       t.getSpec().getDatabases().get(0).setRestoreFrom("latest");
