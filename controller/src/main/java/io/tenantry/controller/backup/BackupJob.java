@@ -77,17 +77,7 @@ public final class BackupJob {
   public static Job job(TenantContext ctx, DatabaseSpec db, BackupId id, String objectPath, String kind, Duration deadline) {
     String name = name(id);
     List<EnvVar> libpq = libpq(ctx, db);
-    Container dump = new ContainerBuilder()
-        .withName(DUMP)
-        .withImage(DatabaseModel.image(ctx, db))
-        .withCommand("sh", "-c", PostgresCommands.dumpScript())
-        .withEnv(libpq)
-        .addToEnv(new EnvVarBuilder().withName("WORK").withValue(WORK).build())
-        .addNewVolumeMount().withName("work").withMountPath(WORK).endVolumeMount()
-        .withNewResources().addToRequests("cpu", new Quantity("100m")).addToRequests("memory", new Quantity("64Mi"))
-        .addToLimits("memory", new Quantity("256Mi")).endResources()
-        .withSecurityContext(PodSecurity.container(true))
-        .build();
+    Container dump = engine(ctx, db, DUMP, PostgresCommands.dumpScript(), libpq);
     Container agent = agent(ctx, List.of("backup", "--work", WORK, "--key", SECRET_DIR + "/" + DATA_KEY, "--target",
         SECRET_DIR + "/" + TARGET, "--object-path", objectPath, "--report", "/dev/termination-log"), libpq);
     return oneShot(ctx, db, name, Map.of(BACKUP_ID, id.toString(), OBJECT_PATH, objectPath, KIND, kind), deadline,
@@ -167,17 +157,7 @@ public final class BackupJob {
   public static Job restore(TenantContext ctx, DatabaseSpec db, Manifest manifest, String requested, String backup,
       String name, String side, String keepAs, Duration deadline) {
     List<EnvVar> libpq = libpq(ctx, db, side);
-    Container restore = new ContainerBuilder()
-        .withName(RESTORE)
-        .withImage(DatabaseModel.image(ctx, db))
-        .withCommand("sh", "-c", PostgresCommands.sideRestoreScript())
-        .withEnv(libpq)
-        .addToEnv(new EnvVarBuilder().withName("WORK").withValue(WORK).build())
-        .addNewVolumeMount().withName("work").withMountPath(WORK).endVolumeMount()
-        .withNewResources().addToRequests("cpu", new Quantity("100m")).addToRequests("memory", new Quantity("64Mi"))
-        .addToLimits("memory", new Quantity("256Mi")).endResources()
-        .withSecurityContext(PodSecurity.container(true))
-        .build();
+    Container restore = engine(ctx, db, RESTORE, PostgresCommands.sideRestoreScript(), libpq);
     Container agent = agent(ctx, List.of("restore", "--work", WORK, "--key", SECRET_DIR + "/" + DATA_KEY, "--target",
         SECRET_DIR + "/" + TARGET, "--object-path", manifest.location().objectPath(manifest.backupId()), "--report",
         "/dev/termination-log", "--replace", DatabaseModel.defaultUsername(db.getEngine()), "--keep-as", keepAs), libpq);
@@ -212,6 +192,21 @@ public final class BackupJob {
         .withSpec(PodPolicy.placed(pod.build(), ctx.plan()))
         .endTemplate()
         .endSpec()
+        .build();
+  }
+
+  /** A container of the database's own image running {@code script} against the server libpq's variables name. */
+  private static Container engine(TenantContext ctx, DatabaseSpec db, String name, String script, List<EnvVar> libpq) {
+    return new ContainerBuilder()
+        .withName(name)
+        .withImage(DatabaseModel.image(ctx, db))
+        .withCommand("sh", "-c", script)
+        .withEnv(libpq)
+        .addToEnv(new EnvVarBuilder().withName("WORK").withValue(WORK).build())
+        .addNewVolumeMount().withName("work").withMountPath(WORK).endVolumeMount()
+        .withNewResources().addToRequests("cpu", new Quantity("100m")).addToRequests("memory", new Quantity("64Mi"))
+        .addToLimits("memory", new Quantity("256Mi")).endResources()
+        .withSecurityContext(PodSecurity.container(true))
         .build();
   }
 
