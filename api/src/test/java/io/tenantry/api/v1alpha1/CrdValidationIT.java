@@ -219,6 +219,8 @@ class CrdValidationIT {
             "spec.apps[0].name", "should match"),
         invalid("a malformed email", t -> spec(t).put("email", "ops-at-acme"),
             "spec.email", "should match"),
+        invalid("a restoreFrom that names no backup", t -> database(t, 0).put("restoreFrom", "yesterday"),
+            "spec.databases[0].restoreFrom", "should match"),
         invalid("a storage size that is not a quantity", t -> database(t, 0).put("storage", "ten gigs"),
             "spec.databases[0].storage", "should match"));
   }
@@ -384,6 +386,27 @@ class CrdValidationIT {
     tenant.getSpec().getApps().get(0).setDatabases(List.of("reporting", "cache")); // Bindings follow the rename.
     assertThat(client.resources(Tenant.class).resource(tenant).update().getSpec().getDatabases())
         .extracting(DatabaseSpec::getName).containsExactly("reporting", "cache");
+  }
+
+  @Test
+  void aMajorVersionChangeOfAnExistingDatabaseIsRefusedAMinorOneIsNot() {
+    Tenant tenant = client.resources(Tenant.class).resource(activeTenant(uniqueName("major"))).create();
+    DatabaseSpec db = tenant.getSpec().getDatabases().get(0);
+    String version = db.getVersion();
+    String major = version.split("[.]")[0];
+    db.setVersion(major + ".99");
+    tenant = client.resources(Tenant.class).resource(tenant).update();
+    assertThat(tenant.getSpec().getDatabases().get(0).getVersion()).isEqualTo(major + ".99");
+
+    for (String other : new String[] {(Integer.parseInt(major) + 1) + ".0", (Integer.parseInt(major) - 1) + ".4"}) {
+      Tenant changed = client.resources(Tenant.class).withName(tenant.getMetadata().getName()).get();
+      changed.getSpec().getDatabases().get(0).setVersion(other);
+      assertThatThrownBy(() -> client.resources(Tenant.class).resource(changed).update())
+          .isInstanceOf(KubernetesClientException.class)
+          .hasMessageContaining("spec.databases[].version cannot change major version");
+    }
+    assertThat(client.resources(Tenant.class).withName(tenant.getMetadata().getName()).get()
+        .getSpec().getDatabases().get(0).getVersion()).isEqualTo(major + ".99");
   }
 
   private static void assertRefused(String kind, ObjectNode object, List<String> expected) {
