@@ -198,13 +198,37 @@ class BackupRoundTripIT {
     }
   }
 
-  private static Ended backup(Endpoint endpoint, DataKey key, String path) throws Exception {
+  @org.junit.jupiter.api.Test
+  void aBackupDropsTheDataRestoresReplacedOnceItsKeepIsOverAndNothingElse() throws Exception {
+    try (Connection db = connect(source, "postgres"); Statement statement = db.createStatement()) {
+      for (String name : new String[] {"tenant_before_20200101000000", "tenant_before_20991231000000", "tenant_before_x"}) {
+        statement.execute("CREATE DATABASE " + name);
+      }
+    }
+    try (Endpoint endpoint = new Endpoint(store("local"))) {
+      Ended ended = backup(endpoint, DataKey.generate(), LOCATION.objectPath(BackupId.next("main", Instant.now())),
+          "--drop-replaced-before", Instant.now().toString());
+      assertThat(ended.report().outcome()).as(ended.toString()).isEqualTo("uploaded");
+    }
+    try (Connection db = connect(source, "postgres"); Statement statement = db.createStatement();
+        ResultSet rows = statement.executeQuery("SELECT datname FROM pg_database WHERE datname LIKE 'tenant%' ORDER BY 1")) {
+      List<String> left = new java.util.ArrayList<>();
+      while (rows.next()) {
+        left.add(rows.getString(1));
+      }
+      assertThat(left).containsExactly("tenant", "tenant_before_20991231000000", "tenant_before_x");
+    }
+  }
+
+  private static Ended backup(Endpoint endpoint, DataKey key, String path, String... options) throws Exception {
     Path work = Files.createTempDirectory(dir, "backup-");
     Path keyFile = Files.write(work.resolveSibling(work.getFileName() + ".key"), key.cleartext());
     Path target = Files.writeString(work.resolveSibling(work.getFileName() + ".target"),
         endpoint.url(tokens.issue(Access.UPLOAD, path, Duration.ofMinutes(10))));
-    return JobContainers.run(work, PostgresCommands.dumpScript(), libpq(source, "tenant"),
+    List<String> args = new java.util.ArrayList<>(
         List.of("backup", "--key", keyFile.toString(), "--target", target.toString(), "--object-path", path));
+    args.addAll(List.of(options));
+    return JobContainers.run(work, PostgresCommands.dumpScript(), libpq(source, "tenant"), args);
   }
 
   private static Ended restore(Endpoint endpoint, DataKey key, String path, String database) throws Exception {

@@ -20,7 +20,12 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalInt;
@@ -123,6 +128,9 @@ public final class BackupAgent {
       files.writeAtomically("snapshot", snapshot);
       AgentReport report = upload(files, objectPath, header, warmUp);
       db.commit();
+      if (report.succeeded() && options.containsKey("drop-replaced-before")) {
+        dropReplaced(Instant.parse(option("drop-replaced-before")));
+      }
       return report;
     } catch (SQLException e) {
       files.abort();
@@ -210,6 +218,34 @@ public final class BackupAgent {
       return report;
     } finally {
       files.done(); // a drill's scratch server may stop now
+    }
+  }
+
+  /**
+   * Drops the databases restores replaced ({@code <PGDATABASE>_before_<yyyymmddhhmmss>}, UTC) before
+   * {@code cutoff}: the operator keeps them for {@code backups.keepReplacedFor}, and a backup is
+   * when it next reaches the server. Best effort: one that will not drop is tried at the next backup.
+   */
+  private void dropReplaced(Instant cutoff) {
+    String live = env("PGDATABASE");
+    DateTimeFormatter stamp = DateTimeFormatter.ofPattern("yyyyMMddHHmmss").withZone(ZoneOffset.UTC);
+    try (Connection db = connect(); Statement statement = db.createStatement();
+        ResultSet names = statement.executeQuery("SELECT datname FROM pg_database")) {
+      List<String> expired = new ArrayList<>();
+      while (names.next()) {
+        String name = names.getString(1);
+        String prefix = live + "_before_";
+        if (name.startsWith(prefix) && name.substring(prefix.length()).matches("[0-9]{14}")
+            && Instant.from(stamp.parse(name.substring(prefix.length()))).isBefore(cutoff)) {
+          expired.add(name);
+        }
+      }
+      for (String name : expired) {
+        statement.execute("DROP DATABASE " + quoted(name) + " WITH (FORCE)");
+        System.err.println("backup-agent: dropped " + name + ", replaced by a restore before " + cutoff);
+      }
+    } catch (SQLException | RuntimeException e) {
+      System.err.println("cannot drop the databases restores replaced: " + e.getMessage());
     }
   }
 

@@ -79,7 +79,8 @@ public final class BackupJob {
     List<EnvVar> libpq = libpq(ctx, db);
     Container dump = engine(ctx, db, DUMP, PostgresCommands.dumpScript(), libpq);
     Container agent = agent(ctx, List.of("backup", "--work", WORK, "--key", SECRET_DIR + "/" + DATA_KEY, "--target",
-        SECRET_DIR + "/" + TARGET, "--object-path", objectPath, "--report", "/dev/termination-log"), libpq);
+        SECRET_DIR + "/" + TARGET, "--object-path", objectPath, "--report", "/dev/termination-log",
+        "--drop-replaced-before", id.started().minus(ctx.config().backups().keepReplacedForDuration()).toString()), libpq);
     return oneShot(ctx, db, name, Map.of(BACKUP_ID, id.toString(), OBJECT_PATH, objectPath, KIND, kind), deadline,
         List.of(dump, agent), List.of());
   }

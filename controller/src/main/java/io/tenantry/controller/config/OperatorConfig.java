@@ -124,7 +124,7 @@ public record OperatorConfig(
                                      localhost]}
       backups: {enabled: false, location: "file:${user.home}/.local/share/tenantry/backups", maxConcurrent: 4,
                 transferPort: 8082, transferUrl: "", agentImage: "tenantry-operator:0.1.0", purgeDelay: 7d,
-                crossTenantRestores: false}
+                crossTenantRestores: false, keepReplacedFor: 7d}
       plans:
         standard:
           quota: {requests.cpu: "4", requests.memory: 8Gi, limits.cpu: "8", limits.memory: 16Gi, requests.storage: 100Gi,
@@ -208,11 +208,18 @@ public record OperatorConfig(
       @JsonPropertyDescription("How long a purged tenant's backups are kept before they are deleted, from its purge, e.g. 7d (a duration such as 30m, 4h or 7d). The deletion runs hourly, so it comes up to an hour later.")
       String purgeDelay,
       @JsonPropertyDescription("Let spec.databases[].restoreFrom name another tenant's backup (<tenant>/<id or latest>): tenant cloning. Off: such a restore is refused (condition Restored, reason CrossTenantRestoreRefused).")
-      boolean crossTenantRestores) {
+      boolean crossTenantRestores,
+      @JsonPropertyDescription("How long the data a restore replaced is kept (as the database <name>_before_<time>) before the first backup after that drops it, e.g. 7d.")
+      String keepReplacedFor) {
 
     /** {@link #purgeDelay} as a duration. */
     public Duration purgeDelayDuration() {
       return BackupPolicy.parse(purgeDelay);
+    }
+
+    /** {@link #keepReplacedFor} as a duration. */
+    public Duration keepReplacedForDuration() {
+      return BackupPolicy.parse(keepReplacedFor);
     }
   }
 
@@ -526,6 +533,15 @@ public record OperatorConfig(
     if (allocation().clusterRefreshSeconds() < 1) {
       errors.add("allocation.clusterRefreshSeconds: must be at least 1");
     }
+    validateBackups(errors);
+    if (plans() == null || plans().isEmpty()) {
+      errors.add("plans: at least one plan is required");
+    } else {
+      plans().forEach((name, plan) -> plan.validate("plans." + name, errors));
+    }
+  }
+
+  private void validateBackups(List<String> errors) {
     if (backups().location() == null
         || !(backups().location().startsWith("file:") || backups().location().startsWith("gs://"))) {
       errors.add("backups.location: must be file:<directory> or gs://<bucket>");
@@ -543,10 +559,10 @@ public record OperatorConfig(
     } catch (IllegalArgumentException e) {
       errors.add("backups.purgeDelay: '" + backups().purgeDelay() + "' is not a duration such as 30m, 4h or 7d");
     }
-    if (plans() == null || plans().isEmpty()) {
-      errors.add("plans: at least one plan is required");
-    } else {
-      plans().forEach((name, plan) -> plan.validate("plans." + name, errors));
+    try {
+      backups().keepReplacedForDuration();
+    } catch (IllegalArgumentException e) {
+      errors.add("backups.keepReplacedFor: '" + backups().keepReplacedFor() + "' is not a duration such as 30m, 4h or 7d");
     }
   }
 }

@@ -408,6 +408,7 @@ class BackupIT {
     Tenant tenant = OperatorHarness.tenant(name, 1, true);
     tenant.getSpec().getDatabases().get(0).setEphemeral(true); // no backup Job to hold a slot: the rule is all this shows
     client.resources(Tenant.class).resource(tenant).create();
+    OperatorHarness.awaitPhase(client, name, TenantPhase.Ready, Duration.ofMinutes(2));
 
     assertThatThrownBy(() -> client.resources(Tenant.class).withName(name).edit(t -> {
       t.getSpec().getDatabases().get(0).setRestoreFrom("latest");

@@ -58,8 +58,10 @@ class BackupJobTest {
     Container agent = pod.getContainers().get(1);
     assertThat(agent.getImage()).isEqualTo("tenantry-operator:0.1.0");
     assertThat(agent.getCommand()).contains(BackupJob.AGENT_MAIN);
+    // The data restores replaced goes once backups.keepReplacedFor (7 days) has passed since.
     assertThat(String.join(" ", agent.getArgs())).isEqualTo("backup --work /work --key /var/run/tenantry-backup/data-key"
-        + " --target /var/run/tenantry-backup/target --object-path " + PATH + " --report /dev/termination-log");
+        + " --target /var/run/tenantry-backup/target --object-path " + PATH + " --report /dev/termination-log"
+        + " --drop-replaced-before 2026-11-19T02:00:00Z");
     assertThat(agent.getTerminationMessagePolicy()).isEqualTo("File");
     for (Container container : pod.getContainers()) {
       assertThat(container.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
