@@ -105,6 +105,8 @@ public final class TenantBackups {
   private final Map<BackupSlots.Key, BackupStatus> decided = new java.util.concurrent.ConcurrentHashMap<>();
   /** The Job each database's last commit deleted, until the cache stops showing it. */
   private final Map<BackupSlots.Key, String> committedJobs = new java.util.concurrent.ConcurrentHashMap<>();
+  /** The Job this process last created per database, until the cache shows it: its slot is held meanwhile. */
+  private final Map<BackupSlots.Key, String> createdJobs = new java.util.concurrent.ConcurrentHashMap<>();
   /** Kinds of the manifests opened, by path. */
   private final Map<String, String> kinds = new java.util.concurrent.ConcurrentHashMap<>();
   private final DatabaseRestores restores;
@@ -169,6 +171,7 @@ public final class TenantBackups {
     slots.forget(tenant);
     decided.keySet().removeIf(key -> key.tenant().equals(tenant));
     committedJobs.keySet().removeIf(key -> key.tenant().equals(tenant));
+    createdJobs.keySet().removeIf(key -> key.tenant().equals(tenant));
     restores.forget(tenant);
   }
 
@@ -198,6 +201,9 @@ public final class TenantBackups {
           if (drillWaiting(status) && drillsRun(tenant)) {
             if (slots.acquire(key)) {
               status = startDrill(ctx, db, status);
+              if (status.getLastDrill().getFinished() != null) { // it could not start
+                slots.release(key);
+              }
               acted = true;
             }
           } else if (tenant.getSpec().getState() != TenantState.Active || !databaseReady(ctx, db)
@@ -340,6 +346,7 @@ public final class TenantBackups {
       client.resource(secret).create();
       try {
         client.resource(BackupJob.job(ctx, db, id, path, kind, policy.deadlineDuration())).create();
+        createdJobs.put(new BackupSlots.Key(ctx.name(), db.getName()), BackupJob.name(id));
       } catch (KubernetesClientException e) {
         JobEnds.delete(client, secret);
         throw e;
@@ -488,6 +495,7 @@ public final class TenantBackups {
       client.resource(secret).create();
       try {
         client.resource(BackupJob.drill(ctx, db, manifest, policy.deadlineDuration())).create();
+        createdJobs.put(new BackupSlots.Key(ctx.name(), db.getName()), name);
       } catch (KubernetesClientException e) {
         JobEnds.delete(client, secret);
         throw e;
@@ -605,7 +613,8 @@ public final class TenantBackups {
   /**
    * The database's backup or drill Job. The one the last commit deleted is still in the cache for a
    * moment: it is not running, and the guard against committing it again goes only once the cache
-   * no longer shows it.
+   * no longer shows it. The one this process just created may not be in the cache yet: it is read
+   * from the API server until the cache shows it (or it is gone), so its slot is not given away.
    */
   private Job runningJob(TenantContext ctx, DatabaseSpec db, BackupSlots.Key key) {
     String gone = committedJobs.get(key);
@@ -613,7 +622,18 @@ public final class TenantBackups {
     if (jobs.stream().noneMatch(j -> j.getMetadata().getUid().equals(gone))) {
       committedJobs.remove(key);
     }
-    return jobs.stream().filter(j -> !j.getMetadata().getUid().equals(gone)).findFirst().orElse(null);
+    Job job = jobs.stream().filter(j -> !j.getMetadata().getUid().equals(gone)).findFirst().orElse(null);
+    String created = createdJobs.get(key);
+    if (created == null || jobs.stream().anyMatch(j -> j.getMetadata().getName().equals(created))) {
+      createdJobs.remove(key);
+      return job;
+    }
+    Job fresh = client.batch().v1().jobs().inNamespace(ctx.namespace()).withName(created).get();
+    if (fresh == null || fresh.getMetadata().getUid().equals(gone)) {
+      createdJobs.remove(key);
+      return null;
+    }
+    return fresh;
   }
 
   /** The database's backup and drill Jobs the cache shows, the one the last commit deleted included. */
