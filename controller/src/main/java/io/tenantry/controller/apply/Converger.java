@@ -25,6 +25,7 @@ import java.util.function.Predicate;
  * longer desired. The namespace and Secrets are never deleted here (they hold customer data;
  * only purging a tenant removes them), except copies of template Secrets that left the template.
  * A Job is never rewritten (its pod template is immutable): it is created, then left to finish.
+ * A StatefulSet whose volume claims change (a major upgrade) is deleted and created again;
  * A RoleBinding whose role must change is deleted and created again (its roleRef is immutable);
  * one that named a Role of the tenant namespace, as earlier versions made (the access levels are
  * ClusterRoles now), takes that Role with it. So is a Secret whose type differs (also immutable).
@@ -123,15 +124,29 @@ public final class Converger {
 
   /**
    * Whether the object is made again (deleted, then created) rather than applied: the API server
-   * refuses to change a RoleBinding's roleRef or a Secret's type in place.
+   * refuses to change a RoleBinding's roleRef, a Secret's type or a StatefulSet's volume claims in
+   * place. A StatefulSet's claims change only for a major upgrade's fresh volume, or back to the old
+   * one; its claims themselves are kept (its retention policy), the pods go with it.
    */
   static boolean replaces(ChangePlan.Write write) {
     if (write.desired() instanceof Secret want && write.cached() instanceof Secret have) {
       return want.getType() != null && !want.getType().equals(have.getType());
     }
+    if (write.desired() instanceof StatefulSet want && write.cached() instanceof StatefulSet have) {
+      return !sameClaims(want, have);
+    }
     return write.desired() instanceof RoleBinding want && write.cached() instanceof RoleBinding have
         && !(Objects.equals(want.getRoleRef().getKind(), have.getRoleRef().getKind())
             && Objects.equals(want.getRoleRef().getName(), have.getRoleRef().getName()));
+  }
+
+  /** Whether two StatefulSets mount the same volume claims (by name): else one replaces the other. */
+  private static boolean sameClaims(StatefulSet a, StatefulSet b) {
+    return claimNames(a).equals(claimNames(b));
+  }
+
+  private static List<String> claimNames(StatefulSet set) {
+    return set.getSpec().getVolumeClaimTemplates().stream().map(t -> t.getMetadata().getName()).toList();
   }
 
   /** The Role of the binding's namespace that {@code binding} names, or null when it names a ClusterRole. */
@@ -152,7 +167,7 @@ public final class Converger {
    * it); the existing ones are kept, so a changed storage size applies to new databases only.
    */
   static void keepImmutableFields(HasMetadata desired, HasMetadata cached) {
-    if (desired instanceof StatefulSet want && cached instanceof StatefulSet have) {
+    if (desired instanceof StatefulSet want && cached instanceof StatefulSet have && sameClaims(want, have)) {
       want.getSpec().setVolumeClaimTemplates(have.getSpec().getVolumeClaimTemplates().stream()
           .map(t -> new PersistentVolumeClaimBuilder(t).withStatus(null).build())
           .toList());

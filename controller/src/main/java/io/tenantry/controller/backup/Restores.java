@@ -7,6 +7,7 @@ import io.tenantry.api.v1alpha1.RestoreRecord;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.controller.resources.Workloads;
+import io.tenantry.controller.upgrade.MajorUpgrades;
 import java.util.List;
 
 /**
@@ -25,10 +26,11 @@ public final class Restores {
         .filter(db -> db.getRestoreFrom() != null && !restored(tenant, db)).toList();
   }
 
-  /** {@code usual} (RUNNING when Active, SCALED_TO_ZERO when Frozen), or RESTORING while a restore is owed. */
+  /** {@code usual} (RUNNING when Active, SCALED_TO_ZERO when Frozen), or RESTORING while a restore or a major upgrade is owed. */
   public static Workloads workloads(Tenant tenant, Workloads usual) {
     TenantState state = tenant.getSpec().getState();
-    boolean restoring = (state == TenantState.Active || state == TenantState.Frozen) && !owed(tenant).isEmpty();
+    boolean restoring = (state == TenantState.Active || state == TenantState.Frozen)
+        && (!owed(tenant).isEmpty() || MajorUpgrades.owed(tenant));
     return restoring ? Workloads.RESTORING : usual;
   }
 

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ResourceQuota;
 import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -18,6 +19,7 @@ import io.tenantry.api.v1alpha1.DatabaseStatus;
 import io.tenantry.api.v1alpha1.RestoreRecord;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantState;
+import io.tenantry.api.v1alpha1.UpgradeRecord;
 import io.tenantry.backup.BackupFormat;
 import io.tenantry.backup.BackupHeader;
 import io.tenantry.backup.BackupId;
@@ -39,12 +41,14 @@ import io.tenantry.controller.config.Plan;
 import io.tenantry.controller.events.EventRecorder;
 import io.tenantry.controller.events.EventType;
 import io.tenantry.controller.metrics.BackupOutcomes;
+import io.tenantry.controller.resources.DatabaseVolume;
 import io.tenantry.controller.resources.Labels;
 import io.tenantry.controller.resources.Names;
 import io.tenantry.controller.resources.TenantContext;
 import io.tenantry.controller.status.Conditions;
 import io.tenantry.controller.status.Reason;
 import io.tenantry.controller.status.Verdict;
+import io.tenantry.controller.upgrade.MajorUpgrades;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -88,6 +92,8 @@ public final class TenantBackups {
   private static final Duration TOKEN_GRACE = Duration.ofMinutes(10);
   /** How long a backup taken before a restore is kept, whatever the plan's daily and weekly counts. */
   private static final Duration KEEP_PRE_RESTORE = Duration.ofDays(3);
+  /** A pod's termination grace period when its template names none (the API server's default). */
+  private static final long DEFAULT_GRACE_SECONDS = 30;
   /** An object without a manifest younger than this may still be committed; older, it is a leftover. */
   private static final Duration UNCOMMITTED_GRACE = Duration.ofHours(24);
 
@@ -107,17 +113,22 @@ public final class TenantBackups {
   private final Map<BackupSlots.Key, String> committedJobs = new java.util.concurrent.ConcurrentHashMap<>();
   /** The Job this process last created per database, until the cache shows it: its slot is held meanwhile. */
   private final Map<BackupSlots.Key, String> createdJobs = new java.util.concurrent.ConcurrentHashMap<>();
+  /** Since when each database waiting for its upgrade's backup has seen its tenant's apps stopped. */
+  private final Map<BackupSlots.Key, Instant> appsStoppedSince = new java.util.concurrent.ConcurrentHashMap<>();
+  /** The major upgrade this process last recorded per database, until the cache shows it ({@link MajorUpgrades#newer}). */
+  private final Map<BackupSlots.Key, UpgradeRecord> upgrades = new java.util.concurrent.ConcurrentHashMap<>();
   /** Kinds of the manifests opened, by path. */
   private final Map<String, String> kinds = new java.util.concurrent.ConcurrentHashMap<>();
   private final DatabaseRestores restores;
 
   /**
    * What one sync found: each database's backup status, the BackedUp and RestoreVerified
-   * conditions (null: none, no database keeping data), Restored (null: no restoreFrom), whether it wrote anything, and when to look
+   * conditions (null: none, no database keeping data), Restored (null: no restoreFrom), MajorUpgraded
+   * (null: no upgrade asked or made), whether it wrote anything, and when to look
    * again (empty: only on events; {@code retry}: with backoff, the store being down).
    */
   public record Result(Map<String, BackupStatus> databases, Verdict backedUp, Verdict restoreVerified, Verdict restored,
-      boolean acted, Optional<Duration> next, boolean retry) {
+      Verdict majorUpgraded, boolean acted, Optional<Duration> next, boolean retry) {
   }
 
 
@@ -142,11 +153,15 @@ public final class TenantBackups {
 
   /**
    * How long until a backup of the tenant is due, from its status alone (no API call): empty when
-   * none is to start (not Active, or no database keeps data); zero when one is due now.
+   * none is to start (not Active, or no database keeps data); zero when one is due now, or while a
+   * major upgrade runs (its steps wait on the apps, the grace period, the backup and the restore).
    */
   public Optional<Duration> untilDue(Tenant tenant, Plan plan) {
     if (plan == null) {
       return Optional.empty();
+    }
+    if (backedUp(tenant).stream().anyMatch(db -> MajorUpgrades.inProgress(upgrade(tenant, db)))) {
+      return Optional.of(Duration.ZERO);
     }
     if (drillsRun(tenant) && backedUp(tenant).stream().anyMatch(db -> drillWaiting(status(tenant, db.getName())))) {
       return Optional.of(Duration.ZERO);
@@ -172,87 +187,148 @@ public final class TenantBackups {
     decided.keySet().removeIf(key -> key.tenant().equals(tenant));
     committedJobs.keySet().removeIf(key -> key.tenant().equals(tenant));
     createdJobs.keySet().removeIf(key -> key.tenant().equals(tenant));
+    upgrades.keySet().removeIf(key -> key.tenant().equals(tenant));
+    appsStoppedSince.keySet().removeIf(key -> key.tenant().equals(tenant));
     restores.forget(tenant);
   }
 
   public Result reconcile(TenantContext ctx) {
     Tenant tenant = ctx.tenant();
     Map<String, BackupStatus> statuses = new LinkedHashMap<>();
+    Map<String, UpgradeRecord> upgraded = new LinkedHashMap<>();
     boolean acted = false;
     Optional<Duration> next = Optional.empty();
     String storeDown = null;
     for (DatabaseSpec db : backedUp(tenant)) {
-      BackupSlots.Key key = new BackupSlots.Key(ctx.name(), db.getName());
-      BackupStatus status = status(tenant, db.getName());
-      Job job = runningJob(ctx, db, key);
-      try {
-        boolean running = false;
-        if (job != null && JobEnds.ended(job)) {
-          status = isDrill(job) ? judgeDrill(ctx, db, job, status) : commit(ctx, db, job, status);
-          committedJobs.put(key, job.getMetadata().getUid());
-          slots.release(key);
-          acted = true;
-        } else if (job != null) {
-          slots.hold(key);
-          running = true;
-        }
-        if (!running && takesBackupsOf(db)) {
-          Duration due = untilDue(tenant, ctx.plan().backup(), db, clock.instant());
-          if (drillWaiting(status) && drillsRun(tenant)) {
-            if (slots.acquire(key)) {
-              status = startDrill(ctx, db, status);
-              if (status.getLastDrill().getFinished() != null) { // it could not start
-                slots.release(key);
-              }
-              acted = true;
-            }
-          } else if (tenant.getSpec().getState() != TenantState.Active || !databaseReady(ctx, db)
-              || Restores.owed(tenant).contains(db)) { // its data is being replaced
-            slots.release(key);
-          } else if (!due.isZero()) {
-            slots.release(key);
-            next = earliest(next, due);
-          } else if (slots.acquire(key)) {
-            status = start(ctx, db, status);
-            acted = true;
-          }
-        }
-      } catch (BackupStoreUnavailableException e) { // nothing decided: the Job stays, and the commit is tried again
-        LOG.warn("backup store unavailable {} {} {}", kv("tenant", ctx.name()), kv("database", db.getName()),
-            kv("error", e.getMessage()));
-        storeDown = e.getMessage();
+      DatabaseSync sync = sync(ctx, db);
+      if (sync.status() != null) {
+        statuses.put(db.getName(), sync.status());
+        decided.put(new BackupSlots.Key(ctx.name(), db.getName()), sync.status());
       }
-      if (status != null) {
-        statuses.put(db.getName(), status);
-        decided.put(key, status);
+      if (sync.upgrade() != null) {
+        upgraded.put(db.getName(), sync.upgrade());
       }
+      acted |= sync.acted();
+      next = sync.next().isPresent() ? earliest(next, sync.next().get()) : next;
+      storeDown = sync.storeDown() != null ? sync.storeDown() : storeDown;
     }
-    RestoreSync restored = restore(ctx, statuses);
+    RestoreSync restored = restore(ctx, statuses, upgraded);
+    acted |= upgrades(ctx, statuses, upgraded);
     storeDown = storeDown != null ? storeDown : restored.storeDown();
     List<DatabaseSpec> kept = backedUp(tenant); // none: no BackedUp, no RestoreVerified
     return new Result(statuses, kept.isEmpty() ? null : backedUp(kept, statuses, storeDown),
         kept.isEmpty() ? null : restoreVerified(tenant, kept, statuses), DatabaseRestores.verdict(tenant, restored.restores()),
-        acted || restored.acted(), next, storeDown != null);
+        MajorUpgrades.verdict(tenant, upgraded, dataAt(ctx, upgraded)), acted || restored.acted(), next, storeDown != null);
+  }
+
+  /**
+   * One database's sync: its backup status and major upgrade after it (null: none), whether it
+   * wrote anything, when to look again, and the store's error if it was down.
+   */
+  private record DatabaseSync(BackupStatus status, UpgradeRecord upgrade, boolean acted, Optional<Duration> next,
+      String storeDown) {
+
+    static DatabaseSync idle(BackupStatus status, UpgradeRecord upgrade) {
+      return new DatabaseSync(status, upgrade, false, Optional.empty(), null);
+    }
+
+    static DatabaseSync acted(BackupStatus status, UpgradeRecord upgrade) {
+      return new DatabaseSync(status, upgrade, true, Optional.empty(), null);
+    }
+  }
+
+  /** Commits the database's ended Job, or holds the slot of its running one, or starts what is due. */
+  private DatabaseSync sync(TenantContext ctx, DatabaseSpec db) {
+    BackupSlots.Key key = new BackupSlots.Key(ctx.name(), db.getName());
+    BackupStatus status = status(ctx.tenant(), db.getName());
+    UpgradeRecord upgrade = takesBackupsOf(db) ? upgrade(ctx.tenant(), db) : null;
+    Job job = runningJob(ctx, db, key);
+    try {
+      if (job != null && JobEnds.ended(job)) {
+        BackupStatus ended = isDrill(job) ? judgeDrill(ctx, db, job, status) : commit(ctx, db, job, status);
+        committedJobs.put(key, job.getMetadata().getUid());
+        slots.release(key);
+        return DatabaseSync.acted(ended, upgrade);
+      } else if (job != null) {
+        slots.hold(key);
+        return DatabaseSync.idle(status, upgrade);
+      }
+      return takesBackupsOf(db) ? startWhatIsDue(ctx, db, key, status, upgrade) : DatabaseSync.idle(status, upgrade);
+    } catch (BackupStoreUnavailableException e) { // nothing decided: the Job stays, and the commit is tried again
+      LOG.warn("backup store unavailable {} {} {}", kv("tenant", ctx.name()), kv("database", db.getName()),
+          kv("error", e.getMessage()));
+      return new DatabaseSync(status, upgrade, false, Optional.empty(), e.getMessage());
+    }
+  }
+
+  /**
+   * What a database with no Job starts, each only with a slot: a drill waiting, a major upgrade's
+   * backup once the apps are stopped, or a backup due (never while its data is being replaced).
+   */
+  private DatabaseSync startWhatIsDue(TenantContext ctx, DatabaseSpec db, BackupSlots.Key key, BackupStatus status,
+      UpgradeRecord upgrade) {
+    Tenant tenant = ctx.tenant();
+    if (drillWaiting(status) && drillsRun(tenant)) {
+      if (!slots.acquire(key)) {
+        return DatabaseSync.idle(status, upgrade);
+      }
+      BackupStatus drilled = startDrill(ctx, db, status);
+      if (drilled.getLastDrill().getFinished() != null) { // it could not start
+        slots.release(key);
+      }
+      return DatabaseSync.acted(drilled, upgrade);
+    }
+    if (MajorUpgrades.wantsBackup(upgrade)) {
+      Optional<Duration> wait = untilUpgradeBackup(ctx, db, key, upgrade);
+      if (wait.isEmpty() || !wait.get().isZero()) {
+        slots.release(key);
+        return new DatabaseSync(status, upgrade, false, wait, null);
+      } else if (!slots.acquire(key)) {
+        return DatabaseSync.idle(status, upgrade);
+      }
+      BackupStatus started = start(ctx, db, status, "pre-upgrade");
+      appsStoppedSince.remove(key);
+      return DatabaseSync.acted(started, upgrade.withBackup(started.getLastAttempt().getId())); // a refused Job fails it
+    }
+    if (tenant.getSpec().getState() != TenantState.Active || !databaseReady(ctx, db)
+        || Restores.owed(tenant).contains(db) || MajorUpgrades.inProgress(upgrade)) { // its data is being replaced
+      slots.release(key);
+      return DatabaseSync.idle(status, upgrade);
+    }
+    Duration due = untilDue(tenant, ctx.plan().backup(), db, clock.instant());
+    if (!due.isZero()) {
+      slots.release(key);
+      return new DatabaseSync(status, upgrade, false, Optional.of(due), null);
+    }
+    return slots.acquire(key) ? DatabaseSync.acted(start(ctx, db, status, null), upgrade) : DatabaseSync.idle(status, upgrade);
   }
 
   /** What the restores of one sync found: each database's, whether one changed, the store's error if it was down. */
   private record RestoreSync(Map<String, RestoreRecord> restores, boolean acted, String storeDown) {
   }
 
-  /** Runs each database's restore ({@link DatabaseRestores}) and puts it in {@code statuses}. */
-  private RestoreSync restore(TenantContext ctx, Map<String, BackupStatus> statuses) {
+  /**
+   * Runs each database's restore ({@link DatabaseRestores}) and puts it in {@code statuses}: the
+   * spec's restoreFrom, or a major upgrade's backup into its fresh volume once the database runs on it.
+   */
+  private RestoreSync restore(TenantContext ctx, Map<String, BackupStatus> statuses, Map<String, UpgradeRecord> upgraded) {
     Tenant tenant = ctx.tenant();
     Map<String, RestoreRecord> restored = new LinkedHashMap<>();
     boolean acted = false;
     String storeDown = null;
-    for (DatabaseSpec db : tenant.getSpec().getDatabases()) {
-      RestoreRecord before = Restores.recorded(tenant, db.getName());
-      if (db.getRestoreFrom() == null && before == null) {
+    for (DatabaseSpec spec : tenant.getSpec().getDatabases()) {
+      RestoreRecord before = Restores.recorded(tenant, spec.getName());
+      UpgradeRecord upgrade = upgraded.get(spec.getName());
+      String from = MajorUpgrades.restoreFrom(upgrade, statuses.get(spec.getName()), spec);
+      if (from == null && before == null) {
         continue;
       }
+      DatabaseSpec db = withRestoreFrom(spec, from);
+      boolean ready = databaseReady(ctx, db) && (!MajorUpgrades.inProgress(upgrade)
+          || upgrade.getVolume().equals(MajorUpgrades.claim(statefulSet(ctx, db))));
       RestoreRecord restore = before;
       try {
-        restore = drillsRun(tenant) ? restores.reconcile(ctx, db, databaseReady(ctx, db)) : before;
+        restore = drillsRun(tenant) ? restores.reconcile(ctx, db, ready) : before;
       } catch (BackupStoreUnavailableException e) {
         storeDown = e.getMessage();
       }
@@ -264,6 +340,109 @@ public final class TenantBackups {
       }
     }
     return new RestoreSync(restored, acted, storeDown);
+  }
+
+  /** {@code db} restored from {@code from} (the spec's own, or an upgrade's backup). */
+  private static DatabaseSpec withRestoreFrom(DatabaseSpec db, String from) {
+    if (java.util.Objects.equals(from, db.getRestoreFrom())) {
+      return db;
+    }
+    DatabaseSpec copy = new DatabaseSpec(db.getName(), db.getEngine(), db.getVersion(), db.getStorage());
+    copy.setEphemeral(db.getEphemeral());
+    copy.setMajorUpgrade(db.getMajorUpgrade());
+    copy.setRestoreFrom(from);
+    return copy;
+  }
+
+  /**
+   * Each database's major upgrade after this sync ({@link MajorUpgrades#next}), in {@code statuses}
+   * and {@code upgraded}, with an Event when one starts or ends; whether one changed.
+   */
+  private boolean upgrades(TenantContext ctx, Map<String, BackupStatus> statuses, Map<String, UpgradeRecord> upgraded) {
+    boolean acted = false;
+    for (DatabaseSpec db : backedUp(ctx.tenant()).stream().filter(TenantBackups::takesBackupsOf).toList()) {
+      BackupSlots.Key key = new BackupSlots.Key(ctx.name(), db.getName());
+      UpgradeRecord before = upgraded.get(db.getName());
+      BackupStatus status = statuses.get(db.getName());
+      UpgradeRecord after = MajorUpgrades.next(before, status, db, statefulSet(ctx, db), clock.instant());
+      if (after == null) {
+        upgraded.remove(db.getName());
+        upgrades.remove(key);
+      } else {
+        upgraded.put(db.getName(), after);
+        upgrades.put(key, after);
+      }
+      if (after != null || status != null) {
+        statuses.put(db.getName(), (status == null ? new BackupStatus() : status).withUpgrade(after));
+      }
+      if (!java.util.Objects.equals(before, after)) {
+        acted = true;
+        announce(ctx, db, before, after);
+      }
+    }
+    return acted;
+  }
+
+  private void announce(TenantContext ctx, DatabaseSpec db, UpgradeRecord before, UpgradeRecord after) {
+    if (after == null) {
+      return;
+    }
+    if (before == null || !after.getStarted().equals(before.getStarted())) {
+      LOG.info("upgrade started {} {} {} {}", kv("tenant", ctx.name()), kv("database", db.getName()), kv("from", after.getFrom()),
+          kv("to", after.getTo()));
+      events.record(ctx.tenant(), EventType.Normal, Reason.Upgrading, db.getName() + ": upgrading " + after.getFrom() + " to "
+          + after.getTo() + " through a backup and a restore onto a fresh volume; the apps stop meanwhile");
+    } else if (after.getFinished() != null && after.succeeded()) {
+      LOG.info("upgrade done {} {} {}", kv("tenant", ctx.name()), kv("database", db.getName()), kv("to", after.getTo()));
+      events.record(ctx.tenant(), EventType.Normal, Reason.UpgradeDone, db.getName() + ": upgraded to " + after.getTo()
+          + "; the old volume's claim " + after.getFromVolume() + "-" + Names.database(db.getName()) + "-0 is kept");
+    } else if (after.getFinished() != null) {
+      LOG.warn("upgrade failed {} {} {}", kv("tenant", ctx.name()), kv("database", db.getName()), kv("error", after.getError()));
+      events.record(ctx.tenant(), EventType.Warning, Reason.UpgradeFailed, db.getName() + ": " + after.getError()
+          + "; back to " + after.getFrom() + " on the old volume");
+    }
+  }
+
+  /** The database's upgrade: what this process recorded last, or the cache's if newer. */
+  private UpgradeRecord upgrade(Tenant tenant, DatabaseSpec db) {
+    return MajorUpgrades.newer(upgrades.get(new BackupSlots.Key(tenant.getMetadata().getName(), db.getName())),
+        MajorUpgrades.recorded(tenant, db.getName()));
+  }
+
+  /**
+   * How long until the upgrade's backup may start (no write after the dump's snapshot may be lost):
+   * zero once every app's Deployment has counted no pod for its pods' termination grace period (a
+   * Deployment does not count a terminating pod, which may still write until then) and the
+   * database is ready on its old volume; empty while that is not so.
+   */
+  private Optional<Duration> untilUpgradeBackup(TenantContext ctx, DatabaseSpec db, BackupSlots.Key key,
+      UpgradeRecord upgrade) {
+    List<Deployment> apps = cache.ownedBy(ctx.name()).stream().filter(o -> o instanceof Deployment)
+        .map(o -> (Deployment) o).toList();
+    boolean stopped = apps.stream().allMatch(d -> d.getSpec().getReplicas() != null && d.getSpec().getReplicas() == 0
+        && (d.getStatus() == null || d.getStatus().getReplicas() == null || d.getStatus().getReplicas() == 0));
+    if (!stopped || !databaseReady(ctx, db) || !upgrade.getFromVolume().equals(MajorUpgrades.claim(statefulSet(ctx, db)))) {
+      appsStoppedSince.remove(key);
+      return Optional.empty();
+    }
+    Instant since = appsStoppedSince.computeIfAbsent(key, k -> clock.instant());
+    long grace = apps.stream().map(d -> d.getSpec().getTemplate().getSpec().getTerminationGracePeriodSeconds())
+        .filter(java.util.Objects::nonNull).max(Long::compare).orElse(DEFAULT_GRACE_SECONDS);
+    Duration left = Duration.between(clock.instant(), since.plusSeconds(grace));
+    return Optional.of(left.isNegative() ? Duration.ZERO : left);
+  }
+
+  /** The version and volume each database's data is at, for the MajorUpgraded condition. */
+  private Map<String, DatabaseVolume> dataAt(TenantContext ctx, Map<String, UpgradeRecord> upgraded) {
+    Map<String, DatabaseVolume> data = new LinkedHashMap<>();
+    for (DatabaseSpec db : backedUp(ctx.tenant()).stream().filter(TenantBackups::takesBackupsOf).toList()) {
+      data.put(db.getName(), MajorUpgrades.dataAt(upgraded.get(db.getName()), db, statefulSet(ctx, db)));
+    }
+    return data;
+  }
+
+  private StatefulSet statefulSet(TenantContext ctx, DatabaseSpec db) {
+    return cache.get(StatefulSet.class, ctx.namespace(), Names.database(db.getName()));
   }
 
   private static Verdict backedUp(List<DatabaseSpec> kept, Map<String, BackupStatus> statuses, String storeDown) {
@@ -330,12 +509,13 @@ public final class TenantBackups {
         + String.join(", ", passed));
   }
 
-  private BackupStatus start(TenantContext ctx, DatabaseSpec db, BackupStatus status) {
+  /** Starts a backup of {@code kind}, or of the kind its cause says when null (on-demand, scheduled). */
+  private BackupStatus start(TenantContext ctx, DatabaseSpec db, BackupStatus status, String kind) {
     Instant now = clock.instant();
     BackupId id = BackupId.next(db.getName(), now);
     String path = location(ctx, db).objectPath(id);
     BackupPolicy policy = ctx.plan().backup();
-    String kind = requestPending(ctx.tenant(), lastAttempt(status), now) ? "on-demand" : "scheduled";
+    kind = kind != null ? kind : requestPending(ctx.tenant(), lastAttempt(status), now) ? "on-demand" : "scheduled";
     String token = runtime.tokens().issue(Access.UPLOAD, path, policy.deadlineDuration().plus(TOKEN_GRACE));
     Secret secret = BackupJob.secret(ctx, BackupJob.name(id), db.getName(), DataKey.generate().cleartext(),
         runtime.transferUrl() + TransferHandler.PATH + token);
@@ -666,7 +846,7 @@ public final class TenantBackups {
   }
 
   private boolean databaseReady(TenantContext ctx, DatabaseSpec db) {
-    StatefulSet set = cache.get(StatefulSet.class, ctx.namespace(), Names.database(db.getName()));
+    StatefulSet set = statefulSet(ctx, db);
     return set != null && set.getStatus() != null && set.getStatus().getReadyReplicas() != null
         && set.getStatus().getReadyReplicas() >= 1;
   }

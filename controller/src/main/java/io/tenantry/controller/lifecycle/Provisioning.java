@@ -12,6 +12,10 @@ import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.tenantry.api.Timestamps;
+import io.tenantry.api.v1alpha1.BackupStatus;
+import io.tenantry.api.v1alpha1.DatabaseSpec;
+import io.tenantry.api.v1alpha1.DatabaseStatus;
+import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantStatus;
 import io.tenantry.controller.apply.ChangePlan;
 import io.tenantry.controller.apply.Converger;
@@ -22,7 +26,9 @@ import io.tenantry.controller.cache.ClusterView;
 import io.tenantry.controller.migration.MigrationDecision;
 import io.tenantry.controller.migration.MigrationJob;
 import io.tenantry.controller.queue.SyncResult;
+import io.tenantry.controller.resources.DatabaseVolume;
 import io.tenantry.controller.resources.DesiredState;
+import io.tenantry.controller.resources.Names;
 import io.tenantry.controller.resources.TenantContext;
 import io.tenantry.controller.resources.Workloads;
 import io.tenantry.controller.rollout.Readiness;
@@ -42,6 +48,7 @@ import io.tenantry.controller.status.Reason;
 import io.tenantry.controller.status.RoutingStatus;
 import io.tenantry.controller.status.SecretsStatus;
 import io.tenantry.controller.status.StatusBuilder;
+import io.tenantry.controller.upgrade.MajorUpgrades;
 import io.tenantry.secretstore.SecretStoreException;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -163,7 +170,7 @@ public final class Provisioning {
     }
     AppVersions apps = AppVersions.of(ctx, cache, workloads, DesiredState.byName(resolved.templates()));
     List<HasMetadata> desired = new ArrayList<>(
-        DesiredState.of(ctx, resolved.credentials(), resolved.templates(), workloads, apps.versions()));
+        DesiredState.of(ctx, resolved.credentials(), resolved.templates(), workloads, apps.versions(), volumes(ctx)));
     desired.removeIf(o -> guardrails.contains(ObjectKey.of(o)));
     desired.addAll(apps.jobs());
     desired.addAll(routes.objects());
@@ -192,6 +199,23 @@ public final class Provisioning {
     return new Step(plan, WORKLOAD, () -> new Outcome(StatusBuilder.failed(status(ctx, workloads, secretsStatus, routingStatus),
         ctx.tenant().getMetadata().getGeneration(), Reason.MigrationFailed, String.join("; ", apps.failures()),
         Timestamps.now(clock)), SyncResult.withBackoff()));
+  }
+
+  /** The version and volume each database runs at ({@link MajorUpgrades#runAt}). */
+  private Map<String, DatabaseVolume> volumes(TenantContext ctx) {
+    Map<String, DatabaseVolume> volumes = new java.util.HashMap<>();
+    for (DatabaseSpec db : ctx.tenant().getSpec().getDatabases()) {
+      StatefulSet cached = cache.get(StatefulSet.class, ctx.namespace(), Names.database(db.getName()));
+      volumes.put(db.getName(), MajorUpgrades.runAt(MajorUpgrades.recorded(ctx.tenant(), db.getName()),
+          backups(ctx.tenant(), db.getName()), db, cached));
+    }
+    return volumes;
+  }
+
+  private static BackupStatus backups(Tenant tenant, String database) {
+    return tenant.getStatus() == null ? null : tenant.getStatus().getDatabases().stream()
+        .filter(d -> database.equals(d.getName())).map(DatabaseStatus::getBackup).filter(java.util.Objects::nonNull)
+        .findFirst().orElse(null);
   }
 
   /** Forgets a tenant that is gone or purged: its slot goes to the next in line. */

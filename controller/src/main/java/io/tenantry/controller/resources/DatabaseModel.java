@@ -39,7 +39,6 @@ public final class DatabaseModel {
   public static final String PASSWORD_KEY = "password";
   /** The engines' official images run as this user; it also owns the data volume. */
   public static final long DATABASE_USER = 999L;
-  private static final String DATA = "data";
 
   private DatabaseModel() {
   }
@@ -73,13 +72,13 @@ public final class DatabaseModel {
     };
   }
 
-  /** The database's StatefulSet with {@code replicas} pods (1 when running, 0 when frozen). */
-  public static StatefulSet statefulSet(TenantContext ctx, DatabaseSpec db, int replicas) {
+  /** The database's StatefulSet with {@code replicas} pods (1 when running, 0 when frozen), at {@code volume}'s version and claim. */
+  public static StatefulSet statefulSet(TenantContext ctx, DatabaseSpec db, int replicas, DatabaseVolume volume) {
     Engine engine = engine(db.getEngine());
     String name = Names.database(db.getName());
     Map<String, String> selector = Labels.selector(ctx.name(), Labels.COMPONENT_DATABASE, db.getName());
     Map<String, String> podLabels = new LinkedHashMap<>(selector);
-    podLabels.put(Labels.VERSION, db.getVersion());
+    podLabels.put(Labels.VERSION, volume.version());
     List<EnvVar> env = new ArrayList<>();
     new TreeMap<>(engine.env()).forEach((key, value) -> env.add(new EnvVarBuilder().withName(key).withValue(value).build()));
     for (String var : engine.passwordVars()) {
@@ -88,11 +87,11 @@ public final class DatabaseModel {
     }
     Container container = new ContainerBuilder()
         .withName(db.getEngine().name().toLowerCase(Locale.ROOT))
-        .withImage(image(ctx, db))
+        .withImage(image(ctx.config().databaseImages(), db.getEngine()) + ":" + volume.version())
         .withArgs(engine.args())
         .addNewPort().withName("db").withContainerPort(engine.port()).endPort()
         .withEnv(env)
-        .addNewVolumeMount().withName(DATA).withMountPath(engine.dataPath()).endVolumeMount()
+        .addNewVolumeMount().withName(volume.claim()).withMountPath(engine.dataPath()).endVolumeMount()
         .addAllToVolumeMounts(PodSecurity.scratchMounts(engine.writableDirs()))
         .withNewReadinessProbe().withNewExec().withCommand(engine.readiness()).endExec()
         .withPeriodSeconds(10).withTimeoutSeconds(5).withFailureThreshold(3).endReadinessProbe()
@@ -119,7 +118,7 @@ public final class DatabaseModel {
             .build(), ctx.plan()))
         .endTemplate()
         .addNewVolumeClaimTemplate()
-        .withNewMetadata().withName(DATA).withLabels(Labels.workload(ctx.name(), Labels.COMPONENT_DATABASE, db.getName())).endMetadata()
+        .withNewMetadata().withName(volume.claim()).withLabels(Labels.workload(ctx.name(), Labels.COMPONENT_DATABASE, db.getName())).endMetadata()
         .withNewSpec()
         .withAccessModes("ReadWriteOnce")
         .withStorageClassName(emptyToNull(ctx.plan().storageClassName()))

@@ -25,9 +25,11 @@ public final class DesiredState {
    * @param templates the template namespace's Secrets, copied into the tenant namespace
    * @param versions the version each app's Deployment is built at; an app without one keeps its
    *     Deployment as it is (a migration has not let it start yet, or a secret it names is missing)
+   * @param volumes the version and volume each database runs at; one without runs its spec's version
+   *     on the first claim
    */
   public static List<HasMetadata> of(TenantContext ctx, Map<String, DatabaseCredentials> credentials, List<Secret> templates,
-      Workloads workloads, Map<String, String> versions) {
+      Workloads workloads, Map<String, String> versions, Map<String, DatabaseVolume> volumes) {
     List<HasMetadata> objects = new ArrayList<>(guardrails(ctx));
     templates.forEach(t -> objects.add(SecretCopyModel.copy(ctx, t)));
     objects.add(IdentityModel.configMap(ctx));
@@ -41,7 +43,8 @@ public final class DesiredState {
       if (workloads != Workloads.REMOVED) {
         objects.add(DatabaseModel.service(ctx, db));
         objects.add(DatabaseModel.podDisruptionBudget(ctx, db));
-        objects.add(DatabaseModel.statefulSet(ctx, db, workloads == Workloads.SCALED_TO_ZERO ? 0 : 1));
+        objects.add(DatabaseModel.statefulSet(ctx, db, workloads == Workloads.SCALED_TO_ZERO ? 0 : 1,
+            volumes.getOrDefault(db.getName(), new DatabaseVolume(db.getVersion(), DatabaseVolume.FIRST_CLAIM))));
       }
     }
     Map<String, Secret> templatesByName = byName(templates);

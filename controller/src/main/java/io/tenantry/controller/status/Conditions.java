@@ -17,6 +17,7 @@ public final class Conditions {
   public static final String BACKED_UP = "BackedUp";
   public static final String RESTORE_VERIFIED = "RestoreVerified";
   public static final String RESTORED = "Restored";
+  public static final String MAJOR_UPGRADED = "MajorUpgraded";
 
   private Conditions() {
   }

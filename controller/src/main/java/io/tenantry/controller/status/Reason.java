@@ -99,6 +99,17 @@ public enum Reason {
   DrillNotRun,
   /** The scratch space the drill needs is more than the tenant's quota has left; it did not start. */
   DrillDoesNotFit,
+  // MajorUpgraded (and Ready while apps wait for an upgrade: Restoring)
+  /** A database is being upgraded to another major through a backup and a restore; the apps wait. */
+  Upgrading,
+  /** Every major upgrade asked for is done. */
+  UpgradeDone,
+  /** The backup or the restore of an upgrade failed: the database runs its old version on its old volume. */
+  UpgradeFailed,
+  /** The spec names an older major than the data's: the data's version keeps running. */
+  DowngradeRefused,
+  /** The spec names a newer major without majorUpgrade: the data's version keeps running. */
+  UpgradeNotAsked,
   // Restored (and Ready while apps wait for a restore)
   /** Every database with spec.databases[].restoreFrom has its data from that backup. */
   RestoreDone,

@@ -45,8 +45,9 @@ public final class StatusBuilder {
           "workloads scaled to zero", observed.deployments().values().stream().allMatch(Readiness::rolledOut)
               && observed.statefulSets().values().stream().allMatch(Readiness::rolledOut), now);
       case RESTORING -> stopped(tenant, namespace, observed, TenantPhase.Progressing, Reason.Restoring,
-          "apps wait for the restore of " + String.join(", ", tenant.getSpec().getDatabases().stream()
-              .filter(d -> d.getRestoreFrom() != null).map(d -> d.getName()).toList()) + " (condition Restored)", true, now);
+          "apps wait for the restore or upgrade of " + String.join(", ", tenant.getSpec().getDatabases().stream()
+              .filter(d -> d.getRestoreFrom() != null || upgrading(tenant, d.getName()))
+              .map(d -> d.getName()).toList()) + " (conditions Restored, MajorUpgraded)", true, now);
       case REMOVED -> stopped(tenant, namespace, observed, TenantPhase.Archived, Reason.Archived,
           "workloads removed; volumes and secrets kept",
           observed.deployments().isEmpty() && observed.statefulSets().isEmpty(), now);
@@ -99,12 +100,12 @@ public final class StatusBuilder {
    * @param backedUp the condition's status (True, False, Unknown), or null for none
    */
   public static TenantStatus withBackups(TenantStatus status, Tenant tenant, Map<String, BackupStatus> backups,
-      Verdict backedUp, Verdict restoreVerified, Verdict restored, String now) {
+      Verdict backedUp, Verdict restoreVerified, Verdict restored, Verdict majorUpgraded, String now) {
     TenantStatus result = copyOf(status);
     result.setDatabases(status.getDatabases().stream().map(d -> d.withBackup(backups.get(d.getName()))).toList());
     List<Condition> conditions = new ArrayList<>(status.getConditions());
     conditions.removeIf(c -> Conditions.BACKED_UP.equals(c.getType()) || Conditions.RESTORE_VERIFIED.equals(c.getType())
-        || Conditions.RESTORED.equals(c.getType()));
+        || Conditions.RESTORED.equals(c.getType()) || Conditions.MAJOR_UPGRADED.equals(c.getType()));
     List<Condition> previous = tenant.getStatus() == null ? List.of() : tenant.getStatus().getConditions();
     if (backedUp != null) {
       conditions.add(Conditions.condition(previous, Conditions.BACKED_UP, backedUp.status(), backedUp.reason(),
@@ -118,8 +119,19 @@ public final class StatusBuilder {
       conditions.add(Conditions.condition(previous, Conditions.RESTORED, restored.status(), restored.reason(),
           restored.message(), tenant.getMetadata().getGeneration(), now));
     }
+    if (majorUpgraded != null) {
+      conditions.add(Conditions.condition(previous, Conditions.MAJOR_UPGRADED, majorUpgraded.status(), majorUpgraded.reason(),
+          majorUpgraded.message(), tenant.getMetadata().getGeneration(), now));
+    }
     result.setConditions(conditions);
     return result;
+  }
+
+  /** Whether the status records a major upgrade of {@code database} that has not ended. */
+  private static boolean upgrading(Tenant tenant, String database) {
+    return tenant.getStatus() != null && tenant.getStatus().getDatabases().stream()
+        .anyMatch(d -> database.equals(d.getName()) && d.getBackup() != null && d.getBackup().getUpgrade() != null
+            && d.getBackup().getUpgrade().running());
   }
 
   private static TenantStatus running(Tenant tenant, String namespace, Observed observed, String now) {

@@ -7,14 +7,17 @@ import static org.assertj.core.api.Assertions.tuple;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.SubjectBuilder;
-import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.tenantry.api.WellKnown;
 import java.net.ConnectException;
@@ -176,5 +179,28 @@ class ConvergerTest {
 
     converger.execute(Converger.plan(List.of(desired), List.of(recreated)), o -> false);
     assertThat(calls).containsExactly("delete Secret t/db-main-binding", "create Secret t/db-main-binding");
+  }
+
+  @Test
+  void aStatefulSetOnAnotherVolumeIsMadeAgainAndOneWithAnotherClaimSizeKeepsItsClaims() {
+    StatefulSet cached = statefulSet("data", "1Gi", "postgres:15.8");
+    cached.getMetadata().setResourceVersion("4");
+
+    converger.execute(Converger.plan(List.of(statefulSet("data-16-x", "1Gi", "postgres:16.4")), List.of(cached)), o -> false);
+    assertThat(calls).as("claim templates are immutable: a major upgrade's fresh volume makes the StatefulSet again")
+        .containsExactly("delete StatefulSet t/db-main", "create StatefulSet t/db-main");
+
+    calls.clear();
+    StatefulSet resized = statefulSet("data", "5Gi", "postgres:15.8");
+    ChangePlan plan = Converger.plan(List.of(resized), List.of(cached));
+    assertThat(plan.writes()).as("a new size applies to new databases only: the claims are kept, nothing differs").isEmpty();
+  }
+
+  private static StatefulSet statefulSet(String claim, String size, String image) {
+    return new StatefulSetBuilder().withNewMetadata().withName("db-main").withNamespace("t").endMetadata().withNewSpec()
+        .withReplicas(1).withNewTemplate().withNewSpec().addNewContainer().withName("postgres").withImage(image).endContainer()
+        .endSpec().endTemplate().addNewVolumeClaimTemplate().withNewMetadata().withName(claim).endMetadata().withNewSpec()
+        .withNewResources().addToRequests("storage", new Quantity(size)).endResources().endSpec().endVolumeClaimTemplate()
+        .endSpec().build();
   }
 }

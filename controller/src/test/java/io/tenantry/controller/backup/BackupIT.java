@@ -17,6 +17,7 @@ import io.tenantry.api.v1alpha1.RestoreRecord;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.api.v1alpha1.TenantState;
+import io.tenantry.api.v1alpha1.UpgradeRecord;
 import io.tenantry.backup.BackupId;
 import io.tenantry.backup.BackupLocation;
 import io.tenantry.backup.Manifest;
@@ -36,6 +37,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
@@ -54,6 +56,8 @@ import org.junit.jupiter.api.TestMethodOrder;
 @WithCluster(workloads = true)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class BackupIT {
+
+  private static final int GRACE = 3;
 
   private static OperatorHarness harness;
   private static KubernetesClient client;
@@ -403,6 +407,96 @@ class BackupIT {
   }
 
   @Test
+  void aMajorUpgradeCarriesTheDataThroughABackupTakenWithTheAppsStoppedOntoAFreshVolumeAtTheNewVersion() throws Exception {
+    String name = uniqueName("upgraded");
+    Job backup = upgradeBackedUp(name, 5);
+    assertThat(client.pods().inNamespace(namespace(name)).withLabel(Labels.COMPONENT, Labels.COMPONENT_APP).list().getItems())
+        .as("the apps' pods are gone").isEmpty();
+    UpgradeRecord asked = client.resources(Tenant.class).withName(name).get().getStatus().getDatabases().get(0).getBackup()
+        .getUpgrade();
+    assertThat(Duration.between(Instant.parse(asked.getStarted()), Instant.parse(backup.getMetadata().getCreationTimestamp())))
+        .as("the backup waits out the apps' termination grace period (%d s; the Job's time has whole seconds)", GRACE)
+        .isGreaterThanOrEqualTo(Duration.ofSeconds(GRACE - 1));
+    String backupId = backup.getMetadata().getAnnotations().get(BackupJob.BACKUP_ID);
+    // Proven: the database is made again at 16.4 on a fresh claim; the old claim stays.
+    await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
+      var set = client.apps().statefulSets().inNamespace(namespace(name)).withName("db-main").get();
+      assertThat(set).isNotNull();
+      assertThat(set.getSpec().getVolumeClaimTemplates().get(0).getMetadata().getName()).startsWith("data-16-");
+      assertThat(set.getSpec().getTemplate().getSpec().getContainers().get(0).getImage()).endsWith(":16.4");
+    });
+    try (RealPostgres fresh = RealPostgres.startFrom(Path.of(System.getProperty("tenantry.postgres.next")),
+        username(name), password(name), "tenant")) {
+      Job restore = await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(200)).until(
+          () -> jobs(name).stream().filter(j -> j.getMetadata().getName().startsWith("restore-main-")).findFirst().orElse(null),
+          j -> j != null);
+      assertThat(restore.getMetadata().getAnnotations()).containsEntry(BackupJob.RESTORE_BACKUP, backupId);
+      List<Kubelet.Ended> ended = Kubelet.run(client, Kubelet.awaitRunningPod(client, namespace(name),
+          restore.getMetadata().getName()), loopback(fresh));
+      assertThat(ended).as("%s", ended).allMatch(e -> e.exitCode() == 0);
+
+      Tenant upgraded = awaitCondition(name, Conditions.MAJOR_UPGRADED, "True");
+      assertThat(count(fresh, name, "tenant")).as("every row, the late ones included").isEqualTo(1005);
+      assertThat(serverVersion(fresh, name)).startsWith("16.");
+      UpgradeRecord record = upgraded.getStatus().getDatabases().get(0).getBackup().getUpgrade();
+      assertThat(record.getFrom()).isEqualTo("15.8");
+      assertThat(record.getTo()).isEqualTo("16.4");
+      assertThat(record.getFromVolume()).isEqualTo("data");
+      assertThat(record.getBackup()).isEqualTo(backupId);
+      assertThat(record.succeeded()).isTrue();
+      assertThat(Conditions.find(upgraded.getStatus().getConditions(), Conditions.MAJOR_UPGRADED).orElseThrow().getMessage())
+          .contains("15.8 to 16.4", "the old volume's claim data-db-main-0 is kept");
+      OperatorHarness.awaitPhase(client, name, TenantPhase.Ready, Duration.ofMinutes(1));
+      assertThat(client.apps().deployments().inNamespace(namespace(name)).withName("app-web").get().getSpec().getReplicas())
+          .as("the apps start again").isEqualTo(1);
+      assertThat(client.persistentVolumeClaims().inNamespace(namespace(name)).withName("data-db-main-0").get())
+          .as("the old volume, kept").isNotNull();
+      assertThat(events(name)).contains("Upgrading", "UpgradeDone");
+    }
+  }
+
+  @Test
+  void aFailedUpgradeRestoreReturnsTheDatabaseToItsOldVersionOnItsOldVolumeAndIsNotRetriedUntilAskedAgain() throws Exception {
+    String name = uniqueName("unupgraded");
+    Job backup = upgradeBackedUp(name, 0);
+    Job restore = await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(200)).until(
+        () -> jobs(name).stream().filter(j -> j.getMetadata().getName().startsWith("restore-main-")).findFirst().orElse(null),
+        j -> j != null);
+    // The restore's pod ends without running anything: nothing shows the data arrived.
+    Kubelet.terminate(client, Kubelet.awaitRunningPod(client, namespace(name), restore.getMetadata().getName()),
+        List.of(new Kubelet.Ended(BackupJob.RESTORE, 0, "", ""), new Kubelet.Ended(BackupJob.AGENT, 0, "", "")));
+
+    Tenant failed = awaitCondition(name, Conditions.MAJOR_UPGRADED, "False", "UpgradeFailed");
+    assertThat(Conditions.find(failed.getStatus().getConditions(), Conditions.MAJOR_UPGRADED).orElseThrow().getMessage())
+        .contains("the restore at 16.4 failed", "running 15.8 on its old volume");
+    await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(200))
+        .untilAsserted(() -> assertStatefulSet(name, "postgres:15.8", "data"));
+    OperatorHarness.awaitPhase(client, name, TenantPhase.Ready, Duration.ofMinutes(1));
+    assertThat(client.apps().deployments().inNamespace(namespace(name)).withName("app-web").get().getSpec().getReplicas())
+        .as("the apps are back on the old data").isEqualTo(1);
+    assertThat(warnings(name)).contains("UpgradeFailed");
+    harness.awaitIdle();
+    assertThat(jobs(name)).as("not tried again").isEmpty();
+
+    // Asked again (false, seen, then true): a new upgrade, with a new backup.
+    client.resources(Tenant.class).withName(name).edit(t -> {
+      t.getSpec().getDatabases().get(0).setMajorUpgrade(false);
+      return t;
+    });
+    awaitCondition(name, Conditions.MAJOR_UPGRADED, "False", "UpgradeNotAsked");
+    upgradeTo(name, "16.4");
+    Job again = awaitUpgradeBackup(name);
+    assertThat(again.getMetadata().getName()).isNotEqualTo(backup.getMetadata().getName());
+    // This backup's pod ends without running: the upgrade fails before the volume changes.
+    Kubelet.terminate(client, Kubelet.awaitRunningPod(client, namespace(name), again.getMetadata().getName()),
+        List.of(new Kubelet.Ended(BackupJob.DUMP, 0, "", ""), new Kubelet.Ended(BackupJob.AGENT, 0, "", "")));
+    Tenant unproven = awaitCondition(name, Conditions.MAJOR_UPGRADED, "False", "UpgradeFailed");
+    assertThat(Conditions.find(unproven.getStatus().getConditions(), Conditions.MAJOR_UPGRADED).orElseThrow().getMessage())
+        .contains("the backup before the upgrade failed (BackupNotInStore)");
+    assertStatefulSet(name, "postgres:15.8", "data");
+  }
+
+  @Test
   void restoreFromIsRefusedOnAnActiveTenantsExistingDatabase() {
     String name = uniqueName("live");
     Tenant tenant = OperatorHarness.tenant(name, 1, true);
@@ -485,11 +579,105 @@ class BackupIT {
   }
 
   private static Tenant create(String name, String plan) {
+    return create(name, plan, null);
+  }
+
+  /** A Ready tenant on {@code plan} whose database is at {@code version} (the harness's when null). */
+  private static Tenant create(String name, String plan, String version) {
     Tenant tenant = OperatorHarness.tenant(name, 1, true);
     tenant.getSpec().setPlan(plan);
+    if (version != null) {
+      tenant.getSpec().getDatabases().get(0).setVersion(version);
+    }
     client.resources(Tenant.class).resource(tenant).create();
     OperatorHarness.awaitPhase(client, name, TenantPhase.Ready, Duration.ofMinutes(2));
     return client.resources(Tenant.class).withName(name).get();
+  }
+
+  /**
+   * A Ready tenant at 15.8 whose database (a real PostgreSQL 15) holds 1000 orders and a first
+   * backup, then {@code more} orders more, asked to upgrade to 16.4: the upgrade's backup Job, run
+   * against that server while the database still runs 15.8 on its first claim.
+   */
+  private static Job upgradeBackedUp(String name, int more) throws Exception {
+    create(name, "standard", "15.8");
+    shortenGrace(name);
+    try (RealPostgres old = startDatabase(name)) {
+      fill(old, name);
+      backUp(name, old); // the first backup, due at once
+      if (more > 0) {
+        execute(old, name, "tenant", "INSERT INTO orders SELECT i, 'late ' || i FROM generate_series(1001, " + (1000 + more) + ") i");
+      }
+      upgradeTo(name, "16.4");
+      Job backup = awaitUpgradeBackup(name);
+      assertStatefulSet(name, "postgres:15.8", "data");
+      List<Kubelet.Ended> ended = Kubelet.run(client, Kubelet.awaitRunningPod(client, namespace(name),
+          backup.getMetadata().getName()), loopback(old));
+      assertThat(ended).as("%s", ended).allMatch(e -> e.exitCode() == 0);
+      return backup;
+    }
+  }
+
+  /**
+   * Gives the app's pods a termination grace period of {@value #GRACE} s (a field the operator does
+   * not set), which an upgrade's backup waits out once the app has no pods, instead of the default 30.
+   */
+  private static void shortenGrace(String name) {
+    client.apps().deployments().inNamespace(namespace(name)).withName("app-web").edit(d -> {
+      d.getSpec().getTemplate().getSpec().setTerminationGracePeriodSeconds((long) GRACE);
+      return d;
+    });
+  }
+
+  private static void upgradeTo(String name, String version) {
+    client.resources(Tenant.class).withName(name).edit(t -> {
+      t.getSpec().getDatabases().get(0).setVersion(version);
+      t.getSpec().getDatabases().get(0).setMajorUpgrade(true);
+      return t;
+    });
+  }
+
+  /** The upgrade's backup Job, once it runs: it is of kind pre-upgrade and the status names it. */
+  private static Job awaitUpgradeBackup(String name) {
+    Job job = await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(200)).until(() -> jobs(name).stream()
+        .filter(j -> "pre-upgrade".equals(j.getMetadata().getAnnotations().get(BackupJob.KIND))).findFirst().orElse(null),
+        j -> j != null);
+    Tenant tenant = awaitCondition(name, Conditions.MAJOR_UPGRADED, "False", "Upgrading");
+    await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(200)).until(() -> {
+      UpgradeRecord upgrade = client.resources(Tenant.class).withName(name).get().getStatus().getDatabases().get(0)
+          .getBackup().getUpgrade();
+      return upgrade != null && job.getMetadata().getAnnotations().get(BackupJob.BACKUP_ID).equals(upgrade.getBackup());
+    });
+    assertThat(tenant.getStatus().getPhase()).isNotEqualTo(TenantPhase.Ready);
+    return job;
+  }
+
+  private static void assertStatefulSet(String name, String image, String claim) {
+    var set = client.apps().statefulSets().inNamespace(namespace(name)).withName("db-main").get();
+    assertThat(set.getSpec().getTemplate().getSpec().getContainers().get(0).getImage()).endsWith(image);
+    assertThat(set.getSpec().getVolumeClaimTemplates()).extracting(t -> t.getMetadata().getName()).containsExactly(claim);
+  }
+
+  private static String serverVersion(RealPostgres postgres, String name) throws Exception {
+    try (Connection db = connect(postgres, name, "tenant"); Statement statement = db.createStatement();
+        java.sql.ResultSet rows = statement.executeQuery("SHOW server_version")) {
+      rows.next();
+      return rows.getString(1);
+    }
+  }
+
+  /** The reasons of the tenant's Events. */
+  private static List<String> events(String name) {
+    return client.v1().events().inNamespace("default").list().getItems().stream()
+        .filter(e -> name.equals(e.getInvolvedObject().getName())).map(Event::getReason).toList();
+  }
+
+  private static String username(String name) {
+    return decode(client.secrets().inNamespace(namespace(name)).withName("db-main-credentials").get(), "username");
+  }
+
+  private static String password(String name) {
+    return decode(client.secrets().inNamespace(namespace(name)).withName("db-main-credentials").get(), "password");
   }
 
   private static Job awaitBackupJob(String name) {
@@ -572,12 +760,7 @@ class BackupIT {
 
   /** The tenant once its BackedUp condition has {@code status} (and {@code reason}, unless null). */
   private static Tenant awaitBackedUp(String name, String status, String reason) {
-    await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(200)).until(() -> {
-      Tenant t = client.resources(Tenant.class).withName(name).get();
-      return t.getStatus() != null && Conditions.find(t.getStatus().getConditions(), Conditions.BACKED_UP)
-          .filter(c -> status.equals(c.getStatus()) && (reason == null || reason.equals(c.getReason()))).isPresent();
-    });
-    return client.resources(Tenant.class).withName(name).get();
+    return awaitCondition(name, Conditions.BACKED_UP, status, reason);
   }
 
   /** The tenant once its RestoreVerified condition has {@code status}. */
@@ -587,10 +770,15 @@ class BackupIT {
 
   /** The tenant once its condition {@code type} has {@code status}. */
   private static Tenant awaitCondition(String name, String type, String status) {
+    return awaitCondition(name, type, status, null);
+  }
+
+  /** The tenant once its condition {@code type} has {@code status} and {@code reason} (any, when null). */
+  private static Tenant awaitCondition(String name, String type, String status, String reason) {
     await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(200)).until(() -> {
       Tenant t = client.resources(Tenant.class).withName(name).get();
       return t.getStatus() != null && Conditions.find(t.getStatus().getConditions(), type)
-          .filter(c -> status.equals(c.getStatus())).isPresent();
+          .filter(c -> status.equals(c.getStatus()) && (reason == null || reason.equals(c.getReason()))).isPresent();
     });
     return client.resources(Tenant.class).withName(name).get();
   }

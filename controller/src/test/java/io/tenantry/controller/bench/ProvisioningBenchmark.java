@@ -343,7 +343,7 @@ public final class ProvisioningBenchmark {
     Map<String, DatabaseCredentials> credentials = tenant.getSpec().getDatabases().stream().collect(Collectors.toMap(
         DatabaseSpec::getName, db -> new DatabaseCredentials(DatabaseModel.defaultUsername(db.getEngine()), password(), "1", "bench")));
     Map<String, String> versions = tenant.getSpec().getApps().stream().collect(Collectors.toMap(AppSpec::getName, AppSpec::getVersion));
-    return DesiredState.of(ctx, credentials, parts.cache().templateSecrets(), Workloads.RUNNING, versions);
+    return DesiredState.of(ctx, credentials, parts.cache().templateSecrets(), Workloads.RUNNING, versions, Map.of());
   }
 
   /** The readiness a Tenant's Ready condition checks, for one of the bare apply's objects. */

@@ -67,7 +67,7 @@ class DesiredStateTest {
       Workloads workloads) {
     Map<String, String> versions = new java.util.HashMap<>();
     ctx.tenant().getSpec().getApps().forEach(a -> versions.put(a.getName(), a.getVersion()));
-    return DesiredState.of(ctx, credentials, templates, workloads, versions);
+    return DesiredState.of(ctx, credentials, templates, workloads, versions, Map.of());
   }
 
   private static List<String> keys(List<HasMetadata> objects) {
@@ -213,7 +213,7 @@ class DesiredStateTest {
   void aDatabaseReadsItsPasswordFromItsCredentialsSecret() {
     TenantContext ctx = context(tenant(), OperatorConfig.defaults());
     DatabaseSpec main = tenant().getSpec().getDatabases().get(0);
-    StatefulSet statefulSet = DatabaseModel.statefulSet(ctx, main, 1);
+    StatefulSet statefulSet = DatabaseModel.statefulSet(ctx, main, 1, new DatabaseVolume(main.getVersion(), DatabaseVolume.FIRST_CLAIM));
     var container = statefulSet.getSpec().getTemplate().getSpec().getContainers().get(0);
     assertThat(container.getImage()).isEqualTo("docker.io/library/postgres:16.4");
     assertThat(container.getEnv()).anySatisfy(e -> {
@@ -262,7 +262,7 @@ class DesiredStateTest {
   void everyDatabaseRunsOnAReadOnlyRootWritingOnlyItsVolumeAndSizeLimitedScratch(DatabaseEngine engine, String data,
       String scratch) {
     DatabaseSpec db = new DatabaseSpec("db", engine, "1", "1Gi");
-    PodSpec pod = DatabaseModel.statefulSet(context(tenant(), OperatorConfig.defaults()), db, 1).getSpec().getTemplate().getSpec();
+    PodSpec pod = DatabaseModel.statefulSet(context(tenant(), OperatorConfig.defaults()), db, 1, new DatabaseVolume(db.getVersion(), DatabaseVolume.FIRST_CLAIM)).getSpec().getTemplate().getSpec();
     Container container = pod.getContainers().get(0);
     assertThat(container.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
     assertThat(pod.getSecurityContext().getRunAsNonRoot()).isTrue();
