@@ -226,10 +226,11 @@ class HelmChartIT {
   /**
    * The values of this test: the operator runs on this machine's network (free ports) rather than in
    * the pod, and from no volume (its store is in the extracted rootfs; where paths are rewritten,
-   * the configuration names the store by its machine path).
+   * the configuration names the store by its machine path). Backups off: they live on a volume too
+   * (HelmChartTest renders them, BackupIT runs them).
    */
   private static List<String> values() {
-    List<String> values = new ArrayList<>(List.of("--set", "secretStore.existingClaim=",
+    List<String> values = new ArrayList<>(List.of("--set", "secretStore.existingClaim=", "--set", "config.backups.enabled=false",
         "--set", "config.httpPort=" + httpPort, "--set", "config.probePort=" + probePort));
     if (mode != RootfsProcess.Mode.CHROOT) {
       values.addAll(List.of("--set", "config.secretStore.location=file:" + inRootfs(STORE_DIR)));

@@ -191,15 +191,16 @@ class HelmChartTest {
   }
 
   @Test
-  void withBackupsEveryReplicaServesTheTransferEndpointToBackupPodsAlone() {
-    List<JsonNode> off = render();
+  void backupsAreOnAndEveryReplicaServesTheTransferEndpointToBackupPodsAlone() {
+    List<JsonNode> off = render("--set", "config.backups.enabled=false");
     assertThat(OperatorConfig.parse(configOf(off)).backups().enabled()).isFalse();
     assertThat(off).noneMatch(o -> o.at("/metadata/name").asText().equals("tenantry-operator-transfer"));
-    Helm.Result noVolume = Helm.template("--set", "config.backups.enabled=true");
+    Helm.Result noVolume = Helm.template("--set", "backups.existingClaim=");
     assertThat(noVolume.exit()).as("a file: store needs a volume").isNotZero();
     assertThat(noVolume.err()).contains("backups.existingClaim: required");
 
-    List<JsonNode> objects = render("--set", "config.backups.enabled=true", "--set", "backups.existingClaim=tenantry-backups");
+    List<JsonNode> objects = render(); // the defaults
+    assertThat(OperatorConfig.parse(configOf(objects)).backups().enabled()).isTrue();
     OperatorConfig config = OperatorConfig.parse(configOf(objects));
     assertThat(config.backups().location()).isEqualTo("file:/var/lib/tenantry/backups");
     assertThat(config.backupTransferUrl()).isEqualTo("http://tenantry-operator-transfer." + Helm.NAMESPACE
@@ -219,7 +220,7 @@ class HelmChartTest {
       assertThat(rule.at("/from/0/podSelector/matchLabels/app.kubernetes.io~1component").asText()).isEqualTo("backup");
     });
 
-    OperatorConfig bucket = OperatorConfig.parse(configOf(render("--set", "config.backups.enabled=true",
+    OperatorConfig bucket = OperatorConfig.parse(configOf(render("--set", "backups.existingClaim=",
         "--set", "config.backups.location=gs://acme-backups")));
     assertThat(bucket.backups().location()).isEqualTo("gs://acme-backups");
   }
@@ -234,7 +235,8 @@ class HelmChartTest {
     List<JsonNode> objects = render(EVERY_PART[0], EVERY_PART[1], EVERY_PART[2], EVERY_PART[3], EVERY_PART[4], EVERY_PART[5],
         "--set", "config.workers=8", "--set", "config.routing.baseDomain=apps.example.com",
         "--set", "config.secretStore.location=gs://acme-secrets", "--set", "config.secretStore.kmsKeyName=k",
-        "--set", "secretStore.existingClaim=");
+        "--set", "secretStore.existingClaim=", "--set", "config.backups.location=gs://acme-backups",
+        "--set", "backups.existingClaim=");
     OperatorConfig config = OperatorConfig.parse(configOf(objects));
     assertThat(config.workers()).isEqualTo(8);
     assertThat(config.routing().baseDomain()).isEqualTo("apps.example.com");
@@ -280,7 +282,7 @@ class HelmChartTest {
     assertThat(container.at("/livenessProbe/httpGet/path").asText()).isEqualTo("/healthz");
     assertThat(container.at("/readinessProbe/httpGet/port").asText()).isEqualTo("probes");
     assertThat(container.at("/ports")).extracting(p -> p.get("name").asText() + "=" + p.get("containerPort").asInt())
-        .containsExactly("http=8080", "probes=8081");
+        .containsExactly("http=8080", "probes=8081", "transfer=8082");
     assertThat(container.at("/volumeMounts")).anySatisfy(m -> assertThat(m.get("mountPath").asText()).isEqualTo("/tmp"));
     assertThat(pod.at("/volumes")).anySatisfy(v -> assertThat(v.has("emptyDir") && "tmp".equals(v.get("name").asText())).isTrue());
     assertThat(container.at("/env")).extracting(e -> e.get("name").asText() + "=" + e.at("/valueFrom/fieldRef/fieldPath").asText())
@@ -305,7 +307,7 @@ class HelmChartTest {
     assertThat(service.at("/spec/ports/0/targetPort").asText()).isEqualTo("http");
     JsonNode policy = find(objects, "NetworkPolicy", "tenantry-operator");
     assertThat(strings(policy.at("/spec/policyTypes"))).containsExactly("Ingress");
-    assertThat(policy.at("/spec/ingress")).extracting(i -> i.at("/ports/0/port").asInt()).containsExactly(8080, 8081);
+    assertThat(policy.at("/spec/ingress")).extracting(i -> i.at("/ports/0/port").asInt()).containsExactly(8080, 8081, 8082);
     assertThat(policy.at("/spec/podSelector/matchLabels")).isEqualTo(deployment.at("/spec/selector/matchLabels"));
   }
 
