@@ -48,8 +48,8 @@ public class DatabaseSpec {
 
   @JsonPropertyDescription("true: a change of version to another major (PostgreSQL 16 to 17) is made as an upgrade: the apps stop,"
       + " a backup is taken, the database starts at the new version on a fresh volume, the backup is restored and checked"
-      + " against its manifest, then the apps start again. The old volume is kept (status.databases[].backup.upgrade names"
-      + " it). Without it, such a change is refused. A failed upgrade returns to the old volume and version; to try again,"
+      + " against its manifest, then the apps start again. The old volume is kept for backups.keepReplacedFor"
+      + " (status.databases[].backup.upgrade names it). Without it, such a change is refused. A failed upgrade returns to the old volume and version; to try again,"
       + " set it to false, wait for condition MajorUpgraded to say so, and back to true.")
   private Boolean majorUpgrade;
 

@@ -11,7 +11,7 @@ public class UpgradeRecord {
   @JsonPropertyDescription("The version the database ran before, whose data the old volume holds.")
   private String from;
 
-  @JsonPropertyDescription("The old volume's claim template name; its claim <fromVolume>-db-<database>-0 is kept, for the operator's admin to delete.")
+  @JsonPropertyDescription("The old volume's claim template name; its claim <fromVolume>-db-<database>-0 is kept for backups.keepReplacedFor after a successful upgrade, and for good after a failed one.")
   private String fromVolume;
 
   @JsonPropertyDescription("The version it upgrades to (spec.databases[].version when it started).")
@@ -34,6 +34,9 @@ public class UpgradeRecord {
 
   @JsonPropertyDescription("What failed, in words.")
   private String error;
+
+  @JsonPropertyDescription("When the old volume's claim was deleted (backups.keepReplacedFor after the upgrade succeeded).")
+  private String released;
 
   public UpgradeRecord() {
   }
@@ -114,6 +117,14 @@ public class UpgradeRecord {
     this.reason = reason;
   }
 
+  public String getReleased() {
+    return released;
+  }
+
+  public void setReleased(String released) {
+    this.released = released;
+  }
+
   public String getError() {
     return error;
   }
@@ -137,6 +148,13 @@ public class UpgradeRecord {
     return new UpgradeRecord(from, fromVolume, to, volume, backup, started, time, reason, error);
   }
 
+  /** This record with its old volume released at {@code time}. */
+  public UpgradeRecord withReleased(String time) {
+    UpgradeRecord copy = new UpgradeRecord(from, fromVolume, to, volume, backup, started, finished, reason, error);
+    copy.released = time;
+    return copy;
+  }
+
   /** This record with the backup that carries the data. */
   public UpgradeRecord withBackup(String backup) {
     return new UpgradeRecord(from, fromVolume, to, volume, backup, started, finished, reason, error);
@@ -152,11 +170,12 @@ public class UpgradeRecord {
         && Objects.equals(started, u.started)
         && Objects.equals(finished, u.finished)
         && Objects.equals(reason, u.reason)
-        && Objects.equals(error, u.error);
+        && Objects.equals(error, u.error)
+        && Objects.equals(released, u.released);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(from, fromVolume, to, volume, backup, started, finished, reason, error);
+    return Objects.hash(from, fromVolume, to, volume, backup, started, finished, reason, error, released);
   }
 }

@@ -2,6 +2,7 @@ package io.tenantry.controller.apply;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
@@ -22,8 +23,9 @@ import java.util.function.Predicate;
 /**
  * Makes a tenant's owned objects match the desired ones in two steps: {@link #plan} compares with
  * the cache (no API call), {@link #execute} writes what differs and deletes what is owned but no
- * longer desired. The namespace and Secrets are never deleted here (they hold customer data;
- * only purging a tenant removes them), except copies of template Secrets that left the template.
+ * longer desired. The namespace, Secrets and volume claims are never deleted here (they hold
+ * customer data; only purging a tenant removes them, and a major upgrade its old volume), except
+ * copies of template Secrets that left the template.
  * A Job is never rewritten (its pod template is immutable): it is created, then left to finish.
  * A StatefulSet whose volume claims change (a major upgrade) is deleted and created again;
  * A RoleBinding whose role must change is deleted and created again (its roleRef is immutable);
@@ -64,7 +66,8 @@ public final class Converger {
       }
     }
     List<HasMetadata> deletes = new ArrayList<>(existing.values().stream()
-        .filter(o -> !(o instanceof Namespace) && (!(o instanceof Secret) || isTemplateCopy(o))
+        .filter(o -> !(o instanceof Namespace) && !(o instanceof PersistentVolumeClaim)
+            && (!(o instanceof Secret) || isTemplateCopy(o))
             && o.getMetadata().getDeletionTimestamp() == null)
         .toList());
     writes.stream().filter(Converger::replaces).filter(w -> w.cached() instanceof RoleBinding)

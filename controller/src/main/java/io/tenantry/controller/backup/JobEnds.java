@@ -34,7 +34,7 @@ final class JobEnds {
     }
   }
 
-  /** Deletes a Job (its pod with it) or a Secret; one already gone is fine. */
+  /** Deletes a Job (its pod with it), a Secret or a volume claim; one already gone is fine. */
   static void delete(KubernetesClient client, HasMetadata object) {
     try {
       client.resource(object).withPropagationPolicy(DeletionPropagation.BACKGROUND).delete();

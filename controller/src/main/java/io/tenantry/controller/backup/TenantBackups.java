@@ -4,6 +4,7 @@ import static net.logstash.logback.argument.StructuredArguments.kv;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.ResourceQuota;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -99,6 +100,7 @@ public final class TenantBackups {
 
   private final KubernetesClient client;
   private final ClusterView cache;
+  private final Duration keepReplaced;
   private final BackupRuntime runtime;
   private final BackupSlots slots;
   private final EventRecorder events;
@@ -132,10 +134,12 @@ public final class TenantBackups {
   }
 
 
+  /** @param keepReplaced how long the data a restore or a major upgrade replaced is kept (backups.keepReplacedFor) */
   public TenantBackups(KubernetesClient client, ClusterView cache, BackupRuntime runtime, BackupSlots slots,
-      EventRecorder events, BackupOutcomes outcomes, Clock clock) {
+      EventRecorder events, BackupOutcomes outcomes, Duration keepReplaced, Clock clock) {
     this.client = client;
     this.cache = cache;
+    this.keepReplaced = keepReplaced;
     this.runtime = runtime;
     this.slots = slots;
     this.events = events;
@@ -166,11 +170,15 @@ public final class TenantBackups {
     if (drillsRun(tenant) && backedUp(tenant).stream().anyMatch(db -> drillWaiting(status(tenant, db.getName())))) {
       return Optional.of(Duration.ZERO);
     }
-    if (tenant.getSpec().getState() != TenantState.Active) {
-      return Optional.empty();
-    }
     Instant now = clock.instant();
     Optional<Duration> soonest = Optional.empty();
+    for (DatabaseSpec db : backedUp(tenant)) { // an upgrade's old volume goes in any state
+      Optional<Duration> release = MajorUpgrades.untilRelease(upgrade(tenant, db), keepReplaced, now);
+      soonest = release.isPresent() ? earliest(soonest, release.get()) : soonest;
+    }
+    if (tenant.getSpec().getState() != TenantState.Active) {
+      return soonest;
+    }
     for (DatabaseSpec db : backedUp(tenant)) {
       if (Restores.owed(tenant).contains(db)) {
         continue; // no backup while its data is being replaced
@@ -213,7 +221,9 @@ public final class TenantBackups {
       storeDown = sync.storeDown() != null ? sync.storeDown() : storeDown;
     }
     RestoreSync restored = restore(ctx, statuses, upgraded);
-    acted |= upgrades(ctx, statuses, upgraded);
+    UpgradeSync upgradeSync = upgrades(ctx, statuses, upgraded);
+    acted |= upgradeSync.acted();
+    next = upgradeSync.next().isPresent() ? earliest(next, upgradeSync.next().get()) : next;
     storeDown = storeDown != null ? storeDown : restored.storeDown();
     List<DatabaseSpec> kept = backedUp(tenant); // none: no BackedUp, no RestoreVerified
     return new Result(statuses, kept.isEmpty() ? null : backedUp(kept, statuses, storeDown),
@@ -354,17 +364,28 @@ public final class TenantBackups {
     return copy;
   }
 
+  /** What the upgrades of one sync did: whether a record changed, when an old volume is due to go. */
+  private record UpgradeSync(boolean acted, Optional<Duration> next) {
+  }
+
   /**
    * Each database's major upgrade after this sync ({@link MajorUpgrades#next}), in {@code statuses}
-   * and {@code upgraded}, with an Event when one starts or ends; whether one changed.
+   * and {@code upgraded}, with an Event when one starts or ends, and its old volume released once due.
    */
-  private boolean upgrades(TenantContext ctx, Map<String, BackupStatus> statuses, Map<String, UpgradeRecord> upgraded) {
+  private UpgradeSync upgrades(TenantContext ctx, Map<String, BackupStatus> statuses, Map<String, UpgradeRecord> upgraded) {
     boolean acted = false;
+    Optional<Duration> next = Optional.empty();
     for (DatabaseSpec db : backedUp(ctx.tenant()).stream().filter(TenantBackups::takesBackupsOf).toList()) {
       BackupSlots.Key key = new BackupSlots.Key(ctx.name(), db.getName());
       UpgradeRecord before = upgraded.get(db.getName());
       BackupStatus status = statuses.get(db.getName());
       UpgradeRecord after = MajorUpgrades.next(before, status, db, statefulSet(ctx, db), clock.instant());
+      Optional<Duration> release = MajorUpgrades.untilRelease(after, keepReplaced, clock.instant());
+      if (release.isPresent() && release.get().isZero()) {
+        after = release(ctx, db, after);
+      } else if (release.isPresent()) {
+        next = earliest(next, release.get());
+      }
       if (after == null) {
         upgraded.remove(db.getName());
         upgrades.remove(key);
@@ -380,7 +401,26 @@ public final class TenantBackups {
         announce(ctx, db, before, after);
       }
     }
-    return acted;
+    return new UpgradeSync(acted, next);
+  }
+
+  /**
+   * Deletes a succeeded upgrade's old volume claim (its data is on the new volume, and in the
+   * upgrade's backup), unless the StatefulSet mounts it: the record, released.
+   */
+  private UpgradeRecord release(TenantContext ctx, DatabaseSpec db, UpgradeRecord upgrade) {
+    if (upgrade.getFromVolume().equals(MajorUpgrades.claim(statefulSet(ctx, db)))) {
+      return upgrade; // never the claim in use
+    }
+    String claim = MajorUpgrades.oldClaim(upgrade, db.getName());
+    PersistentVolumeClaim cached = cache.get(PersistentVolumeClaim.class, ctx.namespace(), claim);
+    if (cached != null) {
+      JobEnds.delete(client, cached);
+      LOG.info("old volume released {} {} {}", kv("tenant", ctx.name()), kv("database", db.getName()), kv("claim", claim));
+      events.record(ctx.tenant(), EventType.Normal, Reason.UpgradeDone, db.getName() + ": the volume before the upgrade to "
+          + upgrade.getTo() + " (claim " + claim + ") is deleted, backups.keepReplacedFor after the upgrade");
+    }
+    return upgrade.withReleased(clock.instant().toString());
   }
 
   private void announce(TenantContext ctx, DatabaseSpec db, UpgradeRecord before, UpgradeRecord after) {

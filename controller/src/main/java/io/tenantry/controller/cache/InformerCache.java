@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.LimitRange;
 import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.ResourceQuota;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
@@ -42,10 +43,15 @@ public final class InformerCache implements ClusterView, AutoCloseable {
   /** Indexes the template namespace's template Secrets (and nothing from any other namespace). */
   private static final String TEMPLATE_INDEX = "template";
 
-  /** Every kind the operator owns in a tenant's namespace (and the namespace itself). */
+  /**
+   * Every kind the operator owns in a tenant's namespace (and the namespace itself). Volume claims
+   * are made by the StatefulSets' claim templates (which carry the tenant's labels), never applied;
+   * the operator deletes one only when its data is safe elsewhere (a major upgrade's old volume).
+   */
   public static final List<Class<? extends HasMetadata>> OWNED_KINDS = List.of(
       Namespace.class, RoleBinding.class, NetworkPolicy.class, ResourceQuota.class, LimitRange.class,
-      Secret.class, ConfigMap.class, Service.class, PodDisruptionBudget.class, StatefulSet.class, Deployment.class, Job.class);
+      Secret.class, ConfigMap.class, Service.class, PodDisruptionBudget.class, StatefulSet.class, Deployment.class, Job.class,
+      PersistentVolumeClaim.class);
 
   private static final String POOL_INDEX = "pool";
 

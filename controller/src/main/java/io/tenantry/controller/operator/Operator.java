@@ -185,7 +185,8 @@ public final class Operator implements AutoCloseable {
     KubeEventRecorder events = new KubeEventRecorder(client, identity, clock);
     BackupOutcomes backupOutcomes = new BackupOutcomes(registry);
     TenantBackups tenantBackups = backups == null ? null : new TenantBackups(client, cache, backups,
-        new BackupSlots(config.backups().maxConcurrent(), queue::add), events, backupOutcomes, clock);
+        new BackupSlots(config.backups().maxConcurrent(), queue::add), events, backupOutcomes,
+        config.backups().keepReplacedForDuration(), clock);
     TenantReconciler reconciler = new TenantReconciler(cache, config,
         new MeasuredTenantWriter(new KubeTenantWriter(client), registry, clock),
         events, provisioning, new PurgedState(cache, applier, cleanup, clock),

@@ -10,8 +10,10 @@ import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.UpgradeRecord;
 import io.tenantry.controller.resources.DatabaseVolume;
 import io.tenantry.controller.resources.Labels;
+import io.tenantry.controller.resources.Names;
 import io.tenantry.controller.status.Reason;
 import io.tenantry.controller.status.Verdict;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -19,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -156,6 +159,23 @@ public final class MajorUpgrades {
   }
 
   /**
+   * How long until the old volume of a succeeded upgrade may be deleted ({@code keep} after it
+   * ended); empty when there is none to delete (no upgrade, not succeeded, or already released).
+   */
+  public static Optional<Duration> untilRelease(UpgradeRecord upgrade, Duration keep, Instant now) {
+    if (upgrade == null || !upgrade.succeeded() || upgrade.getReleased() != null) {
+      return Optional.empty();
+    }
+    Duration left = Duration.between(now, Instant.parse(upgrade.getFinished()).plus(keep));
+    return Optional.of(left.isNegative() ? Duration.ZERO : left);
+  }
+
+  /** The old volume's claim of {@code upgrade}: the StatefulSet's claim template, its name, its one pod. */
+  public static String oldClaim(UpgradeRecord upgrade, String database) {
+    return upgrade.getFromVolume() + "-" + Names.database(database) + "-0";
+  }
+
+  /**
    * Of the record this process wrote last and the one the cache shows, the later: the one started
    * later, or of the same upgrade the one further along (a backup named, then ended).
    */
@@ -170,7 +190,7 @@ public final class MajorUpgrades {
   }
 
   private static int progress(UpgradeRecord upgrade) {
-    return upgrade.getFinished() != null ? 2 : upgrade.getBackup() != null ? 1 : 0;
+    return upgrade.getReleased() != null ? 3 : upgrade.getFinished() != null ? 2 : upgrade.getBackup() != null ? 1 : 0;
   }
 
   /**
@@ -200,8 +220,9 @@ public final class MajorUpgrades {
         return new Verdict("False", Reason.UpgradeNotAsked, name + ": its data is at " + at.version() + ", running it;"
             + " set majorUpgrade: true to upgrade to " + db.getVersion());
       } else if (upgrade != null && upgrade.succeeded()) {
-        done.add(name + " " + upgrade.getFrom() + " to " + upgrade.getTo() + " (the old volume's claim " + upgrade.getFromVolume()
-            + "-db-" + name + "-0 is kept)");
+        done.add(name + " " + upgrade.getFrom() + " to " + upgrade.getTo() + " (the old volume's claim " + oldClaim(upgrade, name)
+            + (upgrade.getReleased() == null ? " is kept for backups.keepReplacedFor" : " was deleted at " + upgrade.getReleased())
+            + ")");
       }
     }
     return done.isEmpty() ? null : new Verdict("True", Reason.UpgradeDone, "upgraded " + String.join(", ", done));

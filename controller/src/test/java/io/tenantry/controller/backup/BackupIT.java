@@ -70,7 +70,7 @@ class BackupIT {
     storeRoot = Files.createTempDirectory("tenantry-backups-");
     store = new LocalBackupStore(storeRoot);
     harness = OperatorHarness.withBackups(cluster, OperatorConfig.defaults()
-        .with("{templateNamespace: tenantry-templates-backup, backups: {maxConcurrent: 2},"
+        .with("{templateNamespace: tenantry-templates-backup, backups: {maxConcurrent: 2, keepReplacedFor: 1m},"
             + " plans: {standard: {backup: {keepDaily: 1, keepWeekly: 0, drillEvery: 0}},"
             + " drilled: {backup: {keepDaily: 1, keepWeekly: 0, drillEvery: 1}},"
             + " cramped: {quota: {requests.ephemeral-storage: 100Mi}, defaultRequest: {ephemeral-storage: 1Mi},"
@@ -452,6 +452,16 @@ class BackupIT {
       assertThat(client.persistentVolumeClaims().inNamespace(namespace(name)).withName("data-db-main-0").get())
           .as("the old volume, kept").isNotNull();
       assertThat(events(name)).contains("Upgrading", "UpgradeDone");
+
+      // backups.keepReplacedFor (1m here) after the upgrade, the old volume goes; the new one stays.
+      await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofSeconds(1)).until(() -> client.persistentVolumeClaims()
+          .inNamespace(namespace(name)).withName("data-db-main-0").get() == null);
+      UpgradeRecord released = client.resources(Tenant.class).withName(name).get().getStatus().getDatabases().get(0)
+          .getBackup().getUpgrade();
+      assertThat(Duration.between(Instant.parse(released.getFinished()), Instant.parse(released.getReleased())))
+          .isGreaterThanOrEqualTo(Duration.ofMinutes(1));
+      assertThat(client.persistentVolumeClaims().inNamespace(namespace(name)).withName(record.getVolume() + "-db-main-0").get())
+          .as("the volume in use").isNotNull();
     }
   }
 

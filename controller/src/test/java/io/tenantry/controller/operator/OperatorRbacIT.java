@@ -8,6 +8,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
@@ -31,6 +34,7 @@ import io.tenantry.spares.fleet.InMemoryFleetRecords;
 import io.tenantry.testsupport.TestCluster;
 import io.tenantry.testsupport.WithCluster;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -159,6 +163,20 @@ class OperatorRbacIT {
       }
       assertThatThrownBy(() -> asOperator.namespaces().withName(plain).dryRun().delete())
           .hasMessageContaining("the Tenantry operator deletes only tenant namespaces");
+      // Volume claims: it only deletes them (a major upgrade's old volume), and only in its tenants' namespaces,
+      // not even in its own (where the secret store's and the backups' claims are).
+      for (String namespace : List.of(plain, "tenantry-system", "tenant-" + tenant)) {
+        client.persistentVolumeClaims().inNamespace(namespace).resource(claim("kept")).create();
+      }
+      assertThatThrownBy(() -> asOperator.persistentVolumeClaims().inNamespace(plain).withName("kept").dryRun().delete())
+          .hasMessageContaining("the Tenantry operator writes PersistentVolumeClaim objects only in tenant namespaces");
+      assertThatThrownBy(() -> asOperator.persistentVolumeClaims().inNamespace("tenantry-system").withName("kept").dryRun()
+          .delete()).hasMessageContaining("the Tenantry operator deletes volume claims only in tenant namespaces");
+      client.persistentVolumeClaims().inNamespace("tenantry-system").withName("kept").delete();
+      assertThat(asOperator.persistentVolumeClaims().inNamespace("tenant-" + tenant).withName("kept").dryRun().delete())
+          .isNotEmpty();
+      assertThatThrownBy(() -> asOperator.persistentVolumeClaims().inNamespace("tenant-" + tenant).resource(claim("made"))
+          .dryRun().create()).isInstanceOf(KubernetesClientException.class).hasMessageContaining("forbidden");
       assertThat(client.namespaces().withName(plain).get().getMetadata().getLabels()).doesNotContainKey("tenantry.io/tenant");
 
       // Its RoleBindings bind the tenant roles to that tenant's own people only.
@@ -211,5 +229,11 @@ class OperatorRbacIT {
             .withGroup("rbac.authorization.k8s.io").withResource(resource).withVerb(verb).withNamespace("default")
             .endResourceAttributes().endSpec().build());
     return review.getStatus().getAllowed();
+  }
+
+  private static PersistentVolumeClaim claim(String name) {
+    return new PersistentVolumeClaimBuilder().withNewMetadata().withName(name).endMetadata().withNewSpec()
+        .withAccessModes("ReadWriteOnce").withNewResources().addToRequests("storage", new Quantity("1Gi")).endResources()
+        .endSpec().build();
   }
 }

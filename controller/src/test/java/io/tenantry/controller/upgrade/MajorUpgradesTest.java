@@ -15,6 +15,7 @@ import io.tenantry.api.v1alpha1.UpgradeRecord;
 import io.tenantry.controller.resources.DatabaseVolume;
 import io.tenantry.controller.resources.Labels;
 import io.tenantry.controller.status.Reason;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -104,6 +105,20 @@ class MajorUpgradesTest {
     assertThat(MajorUpgrades.next(failed, dumpFailed, db("17.0", true), statefulSet("15.8", "data"), LATER))
         .as("another version is tried at once").extracting(UpgradeRecord::getTo, UpgradeRecord::getFromVolume)
         .containsExactly("17.0", "data");
+  }
+
+  @Test
+  void theOldVolumeOfASucceededUpgradeGoesAfterTheKeepPeriodOnce() {
+    UpgradeRecord carrying = new UpgradeRecord("15.8", "data", "16.4", "v", "main-1", NOW.toString(), null, null, null);
+    Duration keep = Duration.ofDays(7);
+    assertThat(MajorUpgrades.untilRelease(carrying, keep, LATER)).as("not done").isEmpty();
+    assertThat(MajorUpgrades.untilRelease(carrying.ended(NOW.toString(), "UpgradeFailed", "x"), keep, LATER))
+        .as("failed: the old volume holds the data").isEmpty();
+    UpgradeRecord done = carrying.ended(NOW.toString(), null, null);
+    assertThat(MajorUpgrades.untilRelease(done, keep, LATER)).contains(keep.minusSeconds(60));
+    assertThat(MajorUpgrades.untilRelease(done, keep, NOW.plus(keep).plusSeconds(1))).contains(Duration.ZERO);
+    assertThat(MajorUpgrades.untilRelease(done.withReleased(NOW.plus(keep).toString()), keep, NOW.plus(keep))).isEmpty();
+    assertThat(MajorUpgrades.oldClaim(done, "main")).isEqualTo("data-db-main-0");
   }
 
   @Test
