@@ -86,7 +86,6 @@ public final class AllocationBenchmark {
   private static final String POOL = "bench";
   private static final int BUILD_PROVISIONING = 100;
   private static final String TOUCHED = "bench.tenantry.io/touched";
-
   private record Settings(int spares, int clients, int pairs, double windowSeconds, int drainProvisioning) {
   }
 
@@ -103,6 +102,7 @@ public final class AllocationBenchmark {
     // One kept-alive connection per signup client (the JDK keeps 5 per host by default).
     System.setProperty("http.maxConnections", Integer.toString(settings.clients()));
     int exit = 1;
+    BenchGuards guards = new BenchGuards();
     // Named by process, so that runs side by side do not share (and delete) one cluster.
     String name = "tenantry-bench-alloc-" + ProcessHandle.current().pid();
     // Allocated tenants keep their pods: room for the pool and every window's allocations, at
@@ -128,7 +128,7 @@ public final class AllocationBenchmark {
       try (Operator operator = new Operator(operatorClient, config, "bench", () -> { }, parts)) {
         operator.start();
         try (AllocationService allocation = AllocationService.start(operator, config, operatorClient, records, Clock.systemUTC())) {
-          new AllocationBenchmark(admin, updater, parts, operator.httpPort(), settings).run();
+          new AllocationBenchmark(admin, updater, parts, operator.httpPort(), settings, guards).run();
           exit = 0;
         }
       }
@@ -137,6 +137,9 @@ public final class AllocationBenchmark {
     } finally {
       // The HTTP clients' threads would keep the JVM (and its CPU use) alive after the figures,
       // or after a failure.
+      if (exit == 0) {
+        guards.exitIfBroken();
+      }
       System.exit(exit);
     }
   }
@@ -144,6 +147,7 @@ public final class AllocationBenchmark {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final OperatingSystemMXBean OS = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
+  private final BenchGuards guards;
   private final KubernetesClient admin;
   private final KubernetesClient updater;
   private final Operator.Parts parts;
@@ -152,7 +156,9 @@ public final class AllocationBenchmark {
   private int allocated;
   private int updateSequence;
 
-  private AllocationBenchmark(KubernetesClient admin, KubernetesClient updater, Operator.Parts parts, int port, Settings settings) {
+  private AllocationBenchmark(KubernetesClient admin, KubernetesClient updater, Operator.Parts parts, int port, Settings settings,
+      BenchGuards guards) {
+    this.guards = guards;
     this.admin = admin;
     this.updater = updater;
     this.parts = parts;
@@ -210,6 +216,8 @@ public final class AllocationBenchmark {
           p.allocations().ms(0.50), p.updates().ms(0.50), p.p50Ratio(), p.allocations().ms(0.99), p.updates().ms(0.99),
           p.allocations().jvmCpuMs(), p.updates().jvmCpuMs(), p.allocations().restCpuMs(), p.updates().restCpuMs(),
           p.allocations().count(), p.allocations().failures(), p.updates().count(), p.updates().failures(), p.refillSeconds());
+      guards.atMost("failed allocations in pair " + (i + 1), p.allocations().failures(), 0);
+      guards.atMost("failed updates in pair " + (i + 1), p.updates().failures(), 0);
     }
     System.out.printf(Locale.ROOT, "%nmedian of %d pairwise ratios at %d clients: allocations/s ÷ updates/s = %.2f;"
         + " p50(allocation) ÷ p50(update) = %.2f%n", pairs.size(), clients, median(pairs, Pair::throughputRatio),

@@ -48,6 +48,11 @@ public final class ControllerBenchmark {
       "networkpolicies", "resourcequotas", "limitranges", "secrets", "services", "poddisruptionbudgets",
       "statefulsets", "deployments", "events");
 
+  /** docs/benchmarks.md's limit on the heap per tenant, guarded when measured on this many tenants or more. */
+  private static final double HEAP_LIMIT_KIB = 50;
+  private static final int HEAP_GUARDED_FROM = 500;
+
+  private final BenchGuards guards;
   private final int tenants;
   private final int grownTo;
   private final KubernetesClient admin;
@@ -58,7 +63,8 @@ public final class ControllerBenchmark {
   private final List<String> names = new ArrayList<>();
 
   private ControllerBenchmark(int tenants, int grownTo, KubernetesClient admin, SecretStore store, Operator.Parts parts,
-      AtomicLong operatorRequests, AtomicLong tenantSecretWrites) {
+      AtomicLong operatorRequests, AtomicLong tenantSecretWrites, BenchGuards guards) {
+    this.guards = guards;
     this.tenants = tenants;
     this.grownTo = grownTo;
     this.admin = admin;
@@ -71,6 +77,7 @@ public final class ControllerBenchmark {
   public static void main(String[] args) throws Exception {
     int tenants = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
     int grownTo = args.length > 1 ? Integer.parseInt(args[1]) : tenants;
+    BenchGuards guards = new BenchGuards();
     try (TestCluster cluster = TestClusters.start(ClusterKind.SIMULATED, "tenantry-bench", 1 + Math.max(tenants, grownTo) / 40);
         KubernetesClient admin = cluster.newClient()) {
       Crds.install(admin, Tenant.class.getResource("/META-INF/fabric8/tenants.tenantry.io-v1.yml"));
@@ -99,11 +106,12 @@ public final class ControllerBenchmark {
       try (Operator operator = new Operator(operatorClient, config, "bench", () -> { }, parts)) {
         operator.start();
         BenchSupport.waitUntil(operator::isReady, 60);
-        new ControllerBenchmark(tenants, grownTo, admin, store, parts, operatorRequests, tenantSecretWrites).run();
+        new ControllerBenchmark(tenants, grownTo, admin, store, parts, operatorRequests, tenantSecretWrites, guards).run();
       } finally {
         operatorClient.close();
       }
     }
+    guards.exitIfBroken(); // once the cluster is stopped
   }
 
   private void run() throws Exception {
@@ -133,15 +141,22 @@ public final class ControllerBenchmark {
     System.out.printf("  same, comparing every object, median     %.3f ms%n", full[full.length / 2] / 1e6);
     System.out.printf("  same, comparing every object, p99        %.3f ms%n", full[(int) (full.length * 0.99)] / 1e6);
     System.out.printf("requests sent during %d direct syncs     %d%n", cpu.length + full.length, requestsDuringSyncs);
+    guards.atMost("requests sent during converged syncs", requestsDuringSyncs, 0);
     resync();
     fanOut();
     System.out.printf("operator heap per tenant after GC          %.1f KiB (%.1f MiB empty, %.1f MiB at %d tenants)%n",
         (heapFull - heapEmpty) / 1024.0 / tenants, heapEmpty / 1048576.0, heapFull / 1048576.0, tenants);
+    if (tenants >= HEAP_GUARDED_FROM) {
+      guards.atMost("heap per tenant (KiB)", (heapFull - heapEmpty) / 1024.0 / tenants, HEAP_LIMIT_KIB);
+    }
     if (grownTo > tenants) {
       provision(tenants, grownTo);
       long heapGrown = heapAfterGc();
       System.out.printf("heap growth per tenant from %d to %d       %.1f KiB (%.1f MiB at %d tenants)%n", tenants, grownTo,
           (heapGrown - heapFull) / 1024.0 / (grownTo - tenants), heapGrown / 1048576.0, grownTo);
+      if (grownTo - tenants >= HEAP_GUARDED_FROM) {
+        guards.atMost("heap growth per tenant (KiB)", (heapGrown - heapFull) / 1024.0 / (grownTo - tenants), HEAP_LIMIT_KIB);
+      }
     }
   }
 
@@ -178,9 +193,12 @@ public final class ControllerBenchmark {
         && parts.workers().inProgress() == 0, 600);
     double resyncSeconds = (System.nanoTime() - resyncStarted) / 1e9;
     System.out.printf("full resync (%d tenants through the queue) %.2f s%n", tenants, resyncSeconds);
+    double serverRequests = BenchSupport.serverRequests(admin, OPERATOR_RESOURCES) - serverBefore;
     System.out.printf("API server requests during the resync      %.0f (apiserver_request_total, operator's resources)%n",
-        BenchSupport.serverRequests(admin, OPERATOR_RESOURCES) - serverBefore);
+        serverRequests);
     System.out.printf("operator client requests during the resync %d%n", operatorRequests.get() - clientBefore);
+    guards.atMost("API server requests during a converged resync", serverRequests, 0);
+    guards.atMost("operator client requests during a converged resync", operatorRequests.get() - clientBefore, 0);
   }
 
   /** One template secret changes: the fan-out to every tenant namespace. */

@@ -88,6 +88,10 @@ public final class ProvisioningBenchmark {
   private static final Pattern KUBECTL_RESPONSE = Pattern.compile("\"Response\" verb=\"(\\w+)\" url=\"([^\"]+)\"");
   private static final SecureRandom RANDOM = new SecureRandom();
 
+  /** docs/benchmarks.md: 26.02 requests per new tenant (its ~19 objects, its status, a few GETs); one more is a regression. */
+  private static final double REQUESTS_PER_TENANT_LIMIT = 27;
+
+  private final BenchGuards guards;
   private final TestCluster cluster;
   private final KubernetesClient admin;
   private final Operator.Parts parts;
@@ -134,7 +138,8 @@ public final class ProvisioningBenchmark {
   }
 
   private ProvisioningBenchmark(TestCluster cluster, KubernetesClient admin, Operator.Parts parts, Requests operatorRequests,
-      Path work) {
+      Path work, BenchGuards guards) {
+    this.guards = guards;
     this.cluster = cluster;
     this.admin = admin;
     this.parts = parts;
@@ -147,6 +152,7 @@ public final class ProvisioningBenchmark {
     int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 3;
     int perRound = Math.max(1, tenants / rounds);
     int warmUp = Math.min(perRound, 100);
+    BenchGuards guards = new BenchGuards();
     // Per-object INFO lines of the operator would bury the table.
     ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME))
         .setLevel(ch.qos.logback.classic.Level.WARN);
@@ -185,12 +191,14 @@ public final class ProvisioningBenchmark {
         BenchSupport.waitUntil(operator::isReady, 60);
         parts.templates().refresh();
         BenchSupport.waitUntil(() -> !parts.cache().templateSecrets().isEmpty(), 60);
-        new ProvisioningBenchmark(cluster, admin, parts, operatorRequests, work).run(config, warmUp, rounds, perRound, nodes);
+        new ProvisioningBenchmark(cluster, admin, parts, operatorRequests, work, guards).run(config, warmUp, rounds, perRound,
+            nodes);
       } finally {
         operatorClient.close();
         deleteTree(work);
       }
     }
+    guards.exitIfBroken(); // once the cluster is stopped
   }
 
   private void run(OperatorConfig config, int warmUp, int rounds, int perRound, int nodes) throws Exception {
@@ -252,7 +260,7 @@ public final class ProvisioningBenchmark {
   }
 
   /** The requests of the measured rounds per tenant, by kind, side by side: what Tenantry sends that a bare apply does not. */
-  private static void requestKinds(List<Round> tenantry, List<Round> apply, int tenants) {
+  private void requestKinds(List<Round> tenantry, List<Round> apply, int tenants) {
     Map<String, Long> a = new TreeMap<>();
     Map<String, Long> b = new TreeMap<>();
     tenantry.forEach(r -> r.requests().forEach((kind, n) -> a.merge(kind, n, Long::sum)));
@@ -267,8 +275,9 @@ public final class ProvisioningBenchmark {
     kinds.keySet().stream().filter(kind -> Math.max(a.getOrDefault(kind, 0L), b.getOrDefault(kind, 0L)) >= tenants / 100.0)
         .forEach(kind -> System.out.printf("| %s | %.2f | %.2f |%n", kind, a.getOrDefault(kind, 0L) / (double) tenants,
             b.getOrDefault(kind, 0L) / (double) tenants));
-    System.out.printf("| all | %.2f | %.2f |%n%n", a.values().stream().mapToLong(Long::longValue).sum() / (double) tenants,
-        b.values().stream().mapToLong(Long::longValue).sum() / (double) tenants);
+    double perTenant = a.values().stream().mapToLong(Long::longValue).sum() / (double) tenants;
+    System.out.printf("| all | %.2f | %.2f |%n%n", perTenant, b.values().stream().mapToLong(Long::longValue).sum() / (double) tenants);
+    guards.atMost("Tenantry's requests per new tenant", perTenant, REQUESTS_PER_TENANT_LIMIT);
   }
 
   /** Creates {@code count} Tenants and waits until the operator reports every one Ready. */
@@ -396,6 +405,7 @@ public final class ProvisioningBenchmark {
         && parts.workers().inProgress() == 0, 600);
     double tenantrySeconds = (System.nanoTime() - started) / 1e9;
     long tenantryClient = operatorRequests.total() - clientBefore;
+    guards.atMost("Tenantry's requests during a converged resync", tenantryClient, 0);
     double tenantryServer = BenchSupport.serverRequests(admin, OWNED_RESOURCES) - serverBefore;
 
     serverBefore = BenchSupport.serverRequests(admin, OWNED_RESOURCES);
