@@ -163,20 +163,6 @@ class OperatorRbacIT {
       }
       assertThatThrownBy(() -> asOperator.namespaces().withName(plain).dryRun().delete())
           .hasMessageContaining("the Tenantry operator deletes only tenant namespaces");
-      // Volume claims: it only deletes them (a major upgrade's old volume), and only in its tenants' namespaces,
-      // not even in its own (where the secret store's and the backups' claims are).
-      for (String namespace : List.of(plain, "tenantry-system", "tenant-" + tenant)) {
-        client.persistentVolumeClaims().inNamespace(namespace).resource(claim("kept")).create();
-      }
-      assertThatThrownBy(() -> asOperator.persistentVolumeClaims().inNamespace(plain).withName("kept").dryRun().delete())
-          .hasMessageContaining("the Tenantry operator writes PersistentVolumeClaim objects only in tenant namespaces");
-      assertThatThrownBy(() -> asOperator.persistentVolumeClaims().inNamespace("tenantry-system").withName("kept").dryRun()
-          .delete()).hasMessageContaining("the Tenantry operator deletes volume claims only in tenant namespaces");
-      client.persistentVolumeClaims().inNamespace("tenantry-system").withName("kept").delete();
-      assertThat(asOperator.persistentVolumeClaims().inNamespace("tenant-" + tenant).withName("kept").dryRun().delete())
-          .isNotEmpty();
-      assertThatThrownBy(() -> asOperator.persistentVolumeClaims().inNamespace("tenant-" + tenant).resource(claim("made"))
-          .dryRun().create()).isInstanceOf(KubernetesClientException.class).hasMessageContaining("forbidden");
       assertThat(client.namespaces().withName(plain).get().getMetadata().getLabels()).doesNotContainKey("tenantry.io/tenant");
 
       // Its RoleBindings bind the tenant roles to that tenant's own people only.
@@ -185,6 +171,32 @@ class OperatorRbacIT {
           .hasMessageContaining("to the groups of the tenant whose namespace it is")
           .hasMessageContaining("Group tenantry:someone-else:admin");
     } finally {
+      client.namespaces().withName(plain).delete();
+    }
+  }
+
+  @Test
+  void theAccountDeletesVolumeClaimsOnlyInTenantNamespacesAndMakesNone() {
+    String tenant = uniqueName("claims");
+    client.resources(Tenant.class).resource(tenant(tenant, 1, false)).create();
+    awaitPhase(client, tenant, TenantPhase.Ready, Duration.ofMinutes(2));
+    String plain = uniqueName("plain");
+    client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(plain).endMetadata().build()).create();
+    try {
+      // Not even in its own namespace, where the secret store's and the backups' claims are.
+      for (String namespace : List.of(plain, "tenantry-system", "tenant-" + tenant)) {
+        client.persistentVolumeClaims().inNamespace(namespace).resource(claim("kept")).create();
+      }
+      assertThatThrownBy(() -> asOperator.persistentVolumeClaims().inNamespace(plain).withName("kept").dryRun().delete())
+          .hasMessageContaining("the Tenantry operator writes PersistentVolumeClaim objects only in tenant namespaces");
+      assertThatThrownBy(() -> asOperator.persistentVolumeClaims().inNamespace("tenantry-system").withName("kept").dryRun()
+          .delete()).hasMessageContaining("the Tenantry operator deletes volume claims only in tenant namespaces");
+      assertThat(asOperator.persistentVolumeClaims().inNamespace("tenant-" + tenant).withName("kept").dryRun().delete())
+          .isNotEmpty();
+      assertThatThrownBy(() -> asOperator.persistentVolumeClaims().inNamespace("tenant-" + tenant).resource(claim("made"))
+          .dryRun().create()).isInstanceOf(KubernetesClientException.class).hasMessageContaining("forbidden");
+    } finally {
+      client.persistentVolumeClaims().inNamespace("tenantry-system").withName("kept").delete();
       client.namespaces().withName(plain).delete();
     }
   }
