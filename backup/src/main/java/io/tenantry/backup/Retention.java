@@ -123,7 +123,8 @@ public final class Retention {
    * Decides over one database's complete listing (see the class comment for the rules).
    *
    * @param now the time the grace and pre-restore periods are measured to
-   * @param tenantArchived whether the tenant is archived now, which keeps its {@code archive} backups
+   * @param tenantArchived whether the tenant's archive is in force (or a reactivation restored it less than
+   *     keepArchiveFor ago), which keeps its {@code archive} backups
    * @throws IllegalArgumentException if an id is listed twice, or the backups are of more than one database
    *     (the rules are per database: another database's newest would displace this one's)
    */

@@ -7,6 +7,7 @@ public enum TenantPhase {
   Progressing,
   Degraded,
   Frozen,
+  Archiving,
   Archived,
   Purging,
   Purged

@@ -44,6 +44,17 @@ public class TenantStatus {
   @JsonPropertyDescription("When the tenant entered each lifecycle state.")
   private StateTimestamps stateTimestamps;
 
+  @JsonPropertyDescription("The tenant's archive, from Archiving until a later archive supersedes it (absent: never archived).")
+  private ArchiveStatus archive;
+
+  public ArchiveStatus getArchive() {
+    return archive;
+  }
+
+  public void setArchive(ArchiveStatus archive) {
+    this.archive = archive;
+  }
+
   public TenantPhase getPhase() {
     return phase;
   }
@@ -139,12 +150,13 @@ public class TenantStatus {
         && Objects.equals(namespace, s.namespace) && Objects.equals(versions, s.versions)
         && Objects.equals(conditions, s.conditions) && Objects.equals(apps, s.apps)
         && Objects.equals(databases, s.databases) && Objects.equals(secretsVersion, s.secretsVersion)
-        && Objects.equals(stateTimestamps, s.stateTimestamps) && Objects.equals(urls, s.urls);
+        && Objects.equals(stateTimestamps, s.stateTimestamps) && Objects.equals(urls, s.urls)
+        && Objects.equals(archive, s.archive);
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(phase, observedGeneration, observedState, namespace, versions, conditions, apps, databases,
-        secretsVersion, stateTimestamps, urls);
+        secretsVersion, stateTimestamps, urls, archive);
   }
 }

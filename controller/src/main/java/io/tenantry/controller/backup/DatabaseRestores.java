@@ -101,20 +101,26 @@ final class DatabaseRestores {
     decided.keySet().removeIf(key -> key.tenant().equals(tenant));
   }
 
-  /** The Restored condition: null when no database asks for a restore. */
-  static Verdict verdict(Tenant tenant, Map<String, RestoreRecord> restores) {
+  /**
+   * The Restored condition: null when no database asks for a restore.
+   *
+   * @param wanted the backup each database is to be restored from (its restoreFrom, or its archive's)
+   */
+  static Verdict verdict(Tenant tenant, Map<String, RestoreRecord> restores, Map<String, String> wanted) {
     List<String> done = new ArrayList<>();
     List<String> waiting = new ArrayList<>();
     for (DatabaseSpec db : tenant.getSpec().getDatabases()) {
-      if (db.getRestoreFrom() == null) {
+      String from = wanted.get(db.getName());
+      if (from == null) {
         continue;
       }
       RestoreRecord restore = restores.get(db.getName());
-      if (restore == null || !db.getRestoreFrom().equals(restore.getRequested()) || restore.getFinished() == null) {
-        waiting.add(db.getName() + " from " + db.getRestoreFrom());
+      if (restore == null || !from.equals(restore.getRequested()) || restore.getFinished() == null) {
+        waiting.add(db.getName() + " from " + from);
       } else if (restore.getReason() != null) {
         return new Verdict("False", Reason.valueOf(restore.getReason()), db.getName() + ": restore from "
-            + restore.getRequested() + " failed: " + restore.getError() + "; its apps wait: change or remove restoreFrom");
+            + restore.getRequested() + " failed: " + restore.getError() + "; its apps wait"
+            + (db.getRestoreFrom() != null ? ": change or remove restoreFrom" : ", the archive is kept"));
       } else {
         done.add(db.getName() + " from " + restore.getBackup() + " (the data it replaced is kept as " + restore.getReplaced() + ")");
       }

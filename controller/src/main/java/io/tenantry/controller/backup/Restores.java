@@ -6,6 +6,7 @@ import io.tenantry.api.v1alpha1.DatabaseStatus;
 import io.tenantry.api.v1alpha1.RestoreRecord;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantState;
+import io.tenantry.controller.archive.Archives;
 import io.tenantry.controller.resources.Workloads;
 import io.tenantry.controller.upgrade.MajorUpgrades;
 import java.util.List;
@@ -26,12 +27,16 @@ public final class Restores {
         .filter(db -> db.getRestoreFrom() != null && !restored(tenant, db)).toList();
   }
 
-  /** {@code usual} (RUNNING when Active, SCALED_TO_ZERO when Frozen), or RESTORING while a restore or a major upgrade is owed. */
+  /**
+   * {@code usual} (RUNNING when Active, SCALED_TO_ZERO when Frozen, REMOVED when Archived), or
+   * RESTORING while a restore, a major upgrade or a reactivation from an archive is owed, or while an
+   * archive is made ({@link Archives#workloads}).
+   */
   public static Workloads workloads(Tenant tenant, Workloads usual) {
     TenantState state = tenant.getSpec().getState();
     boolean restoring = (state == TenantState.Active || state == TenantState.Frozen)
         && (!owed(tenant).isEmpty() || MajorUpgrades.owed(tenant));
-    return restoring ? Workloads.RESTORING : usual;
+    return restoring ? Workloads.RESTORING : Archives.workloads(tenant, Archives.recorded(tenant), usual);
   }
 
   /** The newest restore the status records for {@code database}, or null. */

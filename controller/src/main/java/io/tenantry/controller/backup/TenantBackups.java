@@ -12,6 +12,8 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.tenantry.api.v1alpha1.ArchiveStatus;
+import io.tenantry.api.v1alpha1.ArchivedDatabase;
 import io.tenantry.api.v1alpha1.BackupRecord;
 import io.tenantry.api.v1alpha1.BackupStatus;
 import io.tenantry.api.v1alpha1.DatabaseEngine;
@@ -21,6 +23,7 @@ import io.tenantry.api.v1alpha1.RestoreRecord;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.api.v1alpha1.UpgradeRecord;
+import io.tenantry.backup.ArchiveManifest;
 import io.tenantry.backup.BackupFormat;
 import io.tenantry.backup.BackupHeader;
 import io.tenantry.backup.BackupId;
@@ -36,6 +39,7 @@ import io.tenantry.backup.store.ObjectExistsException;
 import io.tenantry.backup.store.StoredObject;
 import io.tenantry.backup.transfer.TransferHandler;
 import io.tenantry.backup.transfer.TransferTokens.Access;
+import io.tenantry.controller.archive.Archives;
 import io.tenantry.controller.cache.ClusterView;
 import io.tenantry.controller.config.BackupPolicy;
 import io.tenantry.controller.config.Plan;
@@ -115,10 +119,12 @@ public final class TenantBackups {
   private final Map<BackupSlots.Key, String> committedJobs = new java.util.concurrent.ConcurrentHashMap<>();
   /** The Job this process last created per database, until the cache shows it: its slot is held meanwhile. */
   private final Map<BackupSlots.Key, String> createdJobs = new java.util.concurrent.ConcurrentHashMap<>();
-  /** Since when each database waiting for its upgrade's backup has seen its tenant's apps stopped. */
+  /** Since when each database waiting for a quiesced backup (an upgrade's, an archive's) has seen its tenant's apps stopped. */
   private final Map<BackupSlots.Key, Instant> appsStoppedSince = new java.util.concurrent.ConcurrentHashMap<>();
   /** The major upgrade this process last recorded per database, until the cache shows it ({@link MajorUpgrades#newer}). */
   private final Map<BackupSlots.Key, UpgradeRecord> upgrades = new java.util.concurrent.ConcurrentHashMap<>();
+  /** The archive this process wrote last per tenant, until the cache shows it. */
+  private final Map<String, ArchiveStatus> archives = new java.util.concurrent.ConcurrentHashMap<>();
   /** Kinds of the manifests opened, by path. */
   private final Map<String, String> kinds = new java.util.concurrent.ConcurrentHashMap<>();
   private final DatabaseRestores restores;
@@ -126,11 +132,13 @@ public final class TenantBackups {
   /**
    * What one sync found: each database's backup status, the BackedUp and RestoreVerified
    * conditions (null: none, no database keeping data), Restored (null: no restoreFrom), MajorUpgraded
-   * (null: no upgrade asked or made), whether it wrote anything, and when to look
+   * (null: no upgrade asked or made), the archive and DataArchived (null: none in flight or in
+   * force), whether it wrote anything, and when to look
    * again (empty: only on events; {@code retry}: with backoff, the store being down).
    */
   public record Result(Map<String, BackupStatus> databases, Verdict backedUp, Verdict restoreVerified, Verdict restored,
-      Verdict majorUpgraded, boolean acted, Optional<Duration> next, boolean retry) {
+      Verdict majorUpgraded, ArchiveStatus archive, Verdict dataArchived, boolean acted, Optional<Duration> next,
+      boolean retry) {
   }
 
 
@@ -164,8 +172,11 @@ public final class TenantBackups {
     if (plan == null) {
       return Optional.empty();
     }
-    if (backedUp(tenant).stream().anyMatch(db -> MajorUpgrades.inProgress(upgrade(tenant, db)))) {
-      return Optional.of(Duration.ZERO);
+    ArchiveStatus archive = archive(tenant);
+    if (backedUp(tenant).stream().anyMatch(db -> MajorUpgrades.inProgress(upgrade(tenant, db)))
+        || tenant.getSpec().getState() == TenantState.Archived && (archive == null || archive.getReleased() == null)
+        || Archives.reactivating(tenant, archive)) {
+      return Optional.of(Duration.ZERO); // each step waits on something only a full sync looks at
     }
     if (drillsRun(tenant) && backedUp(tenant).stream().anyMatch(db -> drillWaiting(status(tenant, db.getName())))) {
       return Optional.of(Duration.ZERO);
@@ -197,6 +208,7 @@ public final class TenantBackups {
     createdJobs.keySet().removeIf(key -> key.tenant().equals(tenant));
     upgrades.keySet().removeIf(key -> key.tenant().equals(tenant));
     appsStoppedSince.keySet().removeIf(key -> key.tenant().equals(tenant));
+    archives.remove(tenant);
     restores.forget(tenant);
   }
 
@@ -207,8 +219,16 @@ public final class TenantBackups {
     boolean acted = false;
     Optional<Duration> next = Optional.empty();
     String storeDown = null;
+    ArchiveStatus archiveBefore = archive(tenant);
+    ArchiveStatus archive = Archives.begin(tenant, archiveBefore, clock.instant());
     for (DatabaseSpec db : backedUp(tenant)) {
-      DatabaseSync sync = sync(ctx, db);
+      BackupRecord attemptBefore = lastAttempt(tenant, db);
+      DatabaseSync sync = sync(ctx, db, archive);
+      BackupRecord attempt = sync.status() == null ? null : sync.status().getLastAttempt();
+      if (Archives.wantsBackup(archive, db.getName()) && attempt != null && !attempt.equals(attemptBefore)) {
+        archive = Archives.backupStarted(archive, db.getName(), attempt.getId(), tenant.getMetadata().getGeneration(),
+            clock.instant());
+      }
       if (sync.status() != null) {
         statuses.put(db.getName(), sync.status());
         decided.put(new BackupSlots.Key(ctx.name(), db.getName()), sync.status());
@@ -220,15 +240,138 @@ public final class TenantBackups {
       next = sync.next().isPresent() ? earliest(next, sync.next().get()) : next;
       storeDown = sync.storeDown() != null ? sync.storeDown() : storeDown;
     }
-    RestoreSync restored = restore(ctx, statuses, upgraded);
+    RestoreSync restored = restore(ctx, statuses, upgraded, archive);
     UpgradeSync upgradeSync = upgrades(ctx, statuses, upgraded);
     acted |= upgradeSync.acted();
     next = upgradeSync.next().isPresent() ? earliest(next, upgradeSync.next().get()) : next;
     storeDown = storeDown != null ? storeDown : restored.storeDown();
+    try {
+      archive = archiveSteps(ctx, archive, statuses, restored.restores());
+    } catch (BackupStoreUnavailableException e) { // the manifest is written or read back at the next try
+      archive = Archives.held(archive, Reason.StoreUnavailable, "the backup store is unavailable: " + e.getMessage());
+      storeDown = storeDown != null ? storeDown : e.getMessage();
+    }
+    if (!java.util.Objects.equals(archive, archiveBefore)) {
+      acted = true;
+    }
+    remember(tenant, archive);
     List<DatabaseSpec> kept = backedUp(tenant); // none: no BackedUp, no RestoreVerified
     return new Result(statuses, kept.isEmpty() ? null : backedUp(kept, statuses, storeDown),
-        kept.isEmpty() ? null : restoreVerified(tenant, kept, statuses), DatabaseRestores.verdict(tenant, restored.restores()),
-        MajorUpgrades.verdict(tenant, upgraded, dataAt(ctx, upgraded)), acted || restored.acted(), next, storeDown != null);
+        kept.isEmpty() ? null : restoreVerified(tenant, kept, statuses),
+        DatabaseRestores.verdict(tenant, restored.restores(), restored.wanted()),
+        MajorUpgrades.verdict(tenant, upgraded, dataAt(ctx, upgraded)), archive, Archives.verdict(tenant, archive),
+        acted || restored.acted(), next, storeDown != null);
+  }
+
+  /**
+   * The archive's steps after the backups of this sync: drills judged, the manifest written and read
+   * back once every database is drilled, the volumes released once it is (and again after a failed
+   * reactivation), the reactivation done once every database is restored from it.
+   */
+  private ArchiveStatus archiveSteps(TenantContext ctx, ArchiveStatus archive, Map<String, BackupStatus> statuses,
+      Map<String, RestoreRecord> restores) {
+    Tenant tenant = ctx.tenant();
+    Long generation = tenant.getMetadata().getGeneration();
+    Instant now = clock.instant();
+    archive = Archives.afterBackups(archive, statuses, generation, now);
+    if (Archives.readyForManifest(archive)) {
+      try {
+        archive = Archives.manifestWritten(archive, writeArchiveManifest(ctx, archive), generation, now);
+      } catch (NoSuchObjectException | GeneralSecurityException e) { // a backup's manifest went missing or does not open
+        archive = Archives.held(archive, Reason.BackupCorrupt, "the archive manifest is not written: " + e.getMessage());
+      }
+    }
+    if (tenant.getSpec().getState() == TenantState.Archived && archive != null && archive.getManifest() != null
+        && releaseVolumes(ctx) && archive.getReleased() == null) {
+      archive = Archives.released(archive, generation, now);
+    }
+    if (Archives.reactivating(tenant, archive) && archive.getDatabases().stream().allMatch(e -> restores.get(e.getName()) != null
+        && restores.get(e.getName()).restored(e.getBackup()))) {
+      archive = Archives.restored(archive, generation, now);
+    }
+    return archive;
+  }
+
+  /**
+   * Writes the archive manifest (each database's archive backup, its object's hash, its row counts,
+   * from the backup's own manifest), reads it back and checks it: its path, once it is known good.
+   * Named by the archive's start, so a restart after the write finds the same one rather than adding another.
+   */
+  private String writeArchiveManifest(TenantContext ctx, ArchiveStatus archive) throws GeneralSecurityException {
+    List<ArchiveManifest.Database> databases = new ArrayList<>();
+    for (ArchivedDatabase entry : archive.getDatabases()) {
+      BackupLocation location = new BackupLocation(runtime.cluster(), ctx.name(), ctx.tenant().getMetadata().getUid(),
+          entry.getName());
+      BackupId id = BackupId.parse(entry.getBackup());
+      Manifest manifest = Manifest.open(runtime.store().read(location.manifestPath(id)), runtime.kek(), location.manifestPath(id));
+      databases.add(new ArchiveManifest.Database(entry.getName(), entry.getBackup(), manifest.sha256(), manifest.tables()));
+    }
+    ArchiveManifest written = ArchiveManifest.of(runtime.cluster(), ctx.name(), ctx.tenant().getMetadata().getUid(),
+        Instant.parse(archive.getStarted()), databases);
+    if (runtime.store().stat(written.path()).isEmpty()) {
+      runtime.store().create(written.path(), new ByteArrayInputStream(written.seal(runtime.kek())));
+    }
+    ArchiveManifest read = ArchiveManifest.open(runtime.store().read(written.path()), runtime.kek(), written.path());
+    if (!read.equals(written)) {
+      throw new GeneralSecurityException("the archive manifest read back from " + written.path() + " is not the one written");
+    }
+    LOG.info("archive written {} {}", kv("tenant", ctx.name()), kv("manifest", written.path()));
+    return written.path();
+  }
+
+  /**
+   * Deletes the volume claims of the databases an archive releases, each once its StatefulSet is
+   * gone (its pod no longer mounts it): whether none of them is left.
+   */
+  private boolean releaseVolumes(TenantContext ctx) {
+    boolean released = true;
+    for (DatabaseSpec db : ctx.tenant().getSpec().getDatabases()) {
+      if (!Archives.releasesVolumeOf(db)) {
+        continue;
+      }
+      List<PersistentVolumeClaim> claims = cache.ownedBy(ctx.name()).stream()
+          .filter(o -> o instanceof PersistentVolumeClaim && o.getMetadata().getLabels() != null
+              && Labels.COMPONENT_DATABASE.equals(o.getMetadata().getLabels().get(Labels.COMPONENT))
+              && db.getName().equals(o.getMetadata().getLabels().get(Labels.NAME)))
+          .map(o -> (PersistentVolumeClaim) o).toList();
+      if (statefulSet(ctx, db) != null) {
+        released = false; // its StatefulSet goes first (Workloads.REMOVED)
+        continue;
+      }
+      for (PersistentVolumeClaim claim : claims) {
+        if (claim.getMetadata().getDeletionTimestamp() == null) {
+          JobEnds.delete(client, claim);
+          LOG.info("archived volume released {} {} {}", kv("tenant", ctx.name()), kv("database", db.getName()),
+              kv("claim", claim.getMetadata().getName()));
+        }
+        released = false; // gone once the cache no longer shows it
+      }
+    }
+    return released;
+  }
+
+  /** The tenant's archive: what this process wrote last, until the cache shows it; else the cache's. */
+  private ArchiveStatus archive(Tenant tenant) {
+    ArchiveStatus mine = archives.get(tenant.getMetadata().getName());
+    ArchiveStatus cached = Archives.recorded(tenant);
+    if (mine != null && mine.equals(cached)) {
+      archives.remove(tenant.getMetadata().getName());
+      return cached;
+    }
+    return mine != null ? mine : cached;
+  }
+
+  private void remember(Tenant tenant, ArchiveStatus archive) {
+    if (archive == null || archive.equals(Archives.recorded(tenant))) {
+      archives.remove(tenant.getMetadata().getName());
+    } else {
+      archives.put(tenant.getMetadata().getName(), archive);
+    }
+  }
+
+  private BackupRecord lastAttempt(Tenant tenant, DatabaseSpec db) {
+    BackupStatus status = status(tenant, db.getName());
+    return status == null ? null : status.getLastAttempt();
   }
 
   /**
@@ -248,7 +391,7 @@ public final class TenantBackups {
   }
 
   /** Commits the database's ended Job, or holds the slot of its running one, or starts what is due. */
-  private DatabaseSync sync(TenantContext ctx, DatabaseSpec db) {
+  private DatabaseSync sync(TenantContext ctx, DatabaseSpec db, ArchiveStatus archive) {
     BackupSlots.Key key = new BackupSlots.Key(ctx.name(), db.getName());
     BackupStatus status = status(ctx.tenant(), db.getName());
     UpgradeRecord upgrade = takesBackupsOf(db) ? upgrade(ctx.tenant(), db) : null;
@@ -263,7 +406,7 @@ public final class TenantBackups {
         slots.hold(key);
         return DatabaseSync.idle(status, upgrade);
       }
-      return takesBackupsOf(db) ? startWhatIsDue(ctx, db, key, status, upgrade) : DatabaseSync.idle(status, upgrade);
+      return takesBackupsOf(db) ? startWhatIsDue(ctx, db, key, status, upgrade, archive) : DatabaseSync.idle(status, upgrade);
     } catch (BackupStoreUnavailableException e) { // nothing decided: the Job stays, and the commit is tried again
       LOG.warn("backup store unavailable {} {} {}", kv("tenant", ctx.name()), kv("database", db.getName()),
           kv("error", e.getMessage()));
@@ -273,10 +416,11 @@ public final class TenantBackups {
 
   /**
    * What a database with no Job starts, each only with a slot: a drill waiting, a major upgrade's
-   * backup once the apps are stopped, or a backup due (never while its data is being replaced).
+   * or an archive's backup once the apps are stopped, or a backup due (never while its data is
+   * being replaced).
    */
   private DatabaseSync startWhatIsDue(TenantContext ctx, DatabaseSpec db, BackupSlots.Key key, BackupStatus status,
-      UpgradeRecord upgrade) {
+      UpgradeRecord upgrade, ArchiveStatus archive) {
     Tenant tenant = ctx.tenant();
     if (drillWaiting(status) && drillsRun(tenant)) {
       if (!slots.acquire(key)) {
@@ -289,16 +433,12 @@ public final class TenantBackups {
       return DatabaseSync.acted(drilled, upgrade);
     }
     if (MajorUpgrades.wantsBackup(upgrade)) {
-      Optional<Duration> wait = untilUpgradeBackup(ctx, db, key, upgrade);
-      if (wait.isEmpty() || !wait.get().isZero()) {
-        slots.release(key);
-        return new DatabaseSync(status, upgrade, false, wait, null);
-      } else if (!slots.acquire(key)) {
-        return DatabaseSync.idle(status, upgrade);
-      }
-      BackupStatus started = start(ctx, db, status, "pre-upgrade");
-      appsStoppedSince.remove(key);
-      return DatabaseSync.acted(started, upgrade.withBackup(started.getLastAttempt().getId())); // a refused Job fails it
+      DatabaseSync sync = quiescedBackup(ctx, db, key, status, upgrade, upgrade.getFromVolume(), "pre-upgrade");
+      return sync.acted() // a refused Job fails the upgrade
+          ? DatabaseSync.acted(sync.status(), upgrade.withBackup(sync.status().getLastAttempt().getId())) : sync;
+    }
+    if (Archives.wantsBackup(archive, db.getName())) {
+      return quiescedBackup(ctx, db, key, status, upgrade, null, "archive");
     }
     if (tenant.getSpec().getState() != TenantState.Active || !databaseReady(ctx, db)
         || Restores.owed(tenant).contains(db) || MajorUpgrades.inProgress(upgrade)) { // its data is being replaced
@@ -313,23 +453,32 @@ public final class TenantBackups {
     return slots.acquire(key) ? DatabaseSync.acted(start(ctx, db, status, null), upgrade) : DatabaseSync.idle(status, upgrade);
   }
 
-  /** What the restores of one sync found: each database's, whether one changed, the store's error if it was down. */
-  private record RestoreSync(Map<String, RestoreRecord> restores, boolean acted, String storeDown) {
+  /**
+   * What the restores of one sync found: each database's, the backups asked for (by restoreFrom or
+   * a reactivation), whether one changed, the store's error if it was down.
+   */
+  private record RestoreSync(Map<String, RestoreRecord> restores, Map<String, String> wanted, boolean acted, String storeDown) {
   }
 
   /**
    * Runs each database's restore ({@link DatabaseRestores}) and puts it in {@code statuses}: the
    * spec's restoreFrom, or a major upgrade's backup into its fresh volume once the database runs on it.
    */
-  private RestoreSync restore(TenantContext ctx, Map<String, BackupStatus> statuses, Map<String, UpgradeRecord> upgraded) {
+  private RestoreSync restore(TenantContext ctx, Map<String, BackupStatus> statuses, Map<String, UpgradeRecord> upgraded,
+      ArchiveStatus archive) {
     Tenant tenant = ctx.tenant();
     Map<String, RestoreRecord> restored = new LinkedHashMap<>();
+    Map<String, String> wanted = new LinkedHashMap<>();
     boolean acted = false;
     String storeDown = null;
     for (DatabaseSpec spec : tenant.getSpec().getDatabases()) {
       RestoreRecord before = Restores.recorded(tenant, spec.getName());
       UpgradeRecord upgrade = upgraded.get(spec.getName());
-      String from = MajorUpgrades.restoreFrom(upgrade, statuses.get(spec.getName()), spec);
+      String from = Archives.restoredFrom(tenant, archive) ? Archives.restoreFrom(tenant, archive, spec)
+          : MajorUpgrades.restoreFrom(upgrade, statuses.get(spec.getName()), spec);
+      if (from != null && (spec.getRestoreFrom() != null || Archives.restoredFrom(tenant, archive))) {
+        wanted.put(spec.getName(), from); // what the Restored condition answers for: not an upgrade's
+      }
       if (from == null && before == null) {
         continue;
       }
@@ -349,7 +498,7 @@ public final class TenantBackups {
         acted |= !restore.equals(before);
       }
     }
-    return new RestoreSync(restored, acted, storeDown);
+    return new RestoreSync(restored, wanted, acted, storeDown);
   }
 
   /** {@code db} restored from {@code from} (the spec's own, or an upgrade's backup). */
@@ -449,19 +598,34 @@ public final class TenantBackups {
         MajorUpgrades.recorded(tenant, db.getName()));
   }
 
+  /** A backup of {@code kind} once the database is quiesced ({@link #untilQuiesced}) and a slot is free. */
+  private DatabaseSync quiescedBackup(TenantContext ctx, DatabaseSpec db, BackupSlots.Key key, BackupStatus status,
+      UpgradeRecord upgrade, String claim, String kind) {
+    Optional<Duration> wait = untilQuiesced(ctx, db, key, claim);
+    if (wait.isEmpty() || !wait.get().isZero()) {
+      slots.release(key);
+      return new DatabaseSync(status, upgrade, false, wait, null);
+    } else if (!slots.acquire(key)) {
+      return DatabaseSync.idle(status, upgrade);
+    }
+    BackupStatus started = start(ctx, db, status, kind);
+    appsStoppedSince.remove(key);
+    return DatabaseSync.acted(started, upgrade);
+  }
+
   /**
-   * How long until the upgrade's backup may start (no write after the dump's snapshot may be lost):
-   * zero once every app's Deployment has counted no pod for its pods' termination grace period (a
-   * Deployment does not count a terminating pod, which may still write until then) and the
-   * database is ready on its old volume; empty while that is not so.
+   * How long until a backup of a quiesced database may start, a major upgrade's or an archive's (no
+   * write after the dump's snapshot may be lost): zero once every app's Deployment has counted no
+   * pod for its pods' termination grace period (a Deployment does not count a terminating pod,
+   * which may still write until then) and the database is ready, on {@code claim} unless null;
+   * empty while that is not so.
    */
-  private Optional<Duration> untilUpgradeBackup(TenantContext ctx, DatabaseSpec db, BackupSlots.Key key,
-      UpgradeRecord upgrade) {
+  private Optional<Duration> untilQuiesced(TenantContext ctx, DatabaseSpec db, BackupSlots.Key key, String claim) {
     List<Deployment> apps = cache.ownedBy(ctx.name()).stream().filter(o -> o instanceof Deployment)
         .map(o -> (Deployment) o).toList();
     boolean stopped = apps.stream().allMatch(d -> d.getSpec().getReplicas() != null && d.getSpec().getReplicas() == 0
         && (d.getStatus() == null || d.getStatus().getReplicas() == null || d.getStatus().getReplicas() == 0));
-    if (!stopped || !databaseReady(ctx, db) || !upgrade.getFromVolume().equals(MajorUpgrades.claim(statefulSet(ctx, db)))) {
+    if (!stopped || !databaseReady(ctx, db) || claim != null && !claim.equals(MajorUpgrades.claim(statefulSet(ctx, db)))) {
       appsStoppedSince.remove(key);
       return Optional.empty();
     }
@@ -619,7 +783,10 @@ public final class TenantBackups {
     if (attempt.getReason() != null) {
       return attempted(status, status == null ? null : status.getLast(), attempt);
     }
-    return drillAfter(attempted(status, attempt, attempt), ctx.plan().backup());
+    BackupStatus proven = attempted(status, attempt, attempt);
+    return "archive".equals(annotations.get(BackupJob.KIND)) // an archive's backup is always drilled
+        ? new BackupStatus(proven.getLast(), proven.getLastAttempt(), new BackupRecord(id.toString(), null, null, null, null, null), 0)
+        : drillAfter(proven, ctx.plan().backup());
   }
 
   /** {@code status} with a new backup attempt (and newest proven backup), its drills as they were. */
@@ -800,7 +967,7 @@ public final class TenantBackups {
       }
       BackupPolicy policy = ctx.plan().backup();
       Retention.Decision decision = Retention.decide(backups, new Retention.Policy(policy.keepDaily(), policy.keepWeekly(),
-          KEEP_PRE_RESTORE, UNCOMMITTED_GRACE), clock.instant(), false);
+          KEEP_PRE_RESTORE, UNCOMMITTED_GRACE), clock.instant(), keepsArchive(ctx));
       for (BackupId id : decision.delete()) {
         for (String path : listing.deletionOrder(id)) {
           runtime.store().delete(path);
@@ -811,6 +978,16 @@ public final class TenantBackups {
       LOG.warn("backups not pruned {} {} {}", kv("tenant", ctx.name()), kv("database", location.database()),
           kv("error", e.getMessage()));
     }
+  }
+
+  /**
+   * Whether the tenant's archive backups are kept whatever the plan's retention: while an archive is
+   * made or in force, and for backups.keepArchiveFor after a reactivation restored the tenant from it.
+   */
+  private boolean keepsArchive(TenantContext ctx) {
+    ArchiveStatus archive = archive(ctx.tenant());
+    return archive != null && (archive.getRestored() == null
+        || clock.instant().isBefore(Instant.parse(archive.getRestored()).plus(ctx.config().backups().keepArchiveForDuration())));
   }
 
   /** The kind a committed backup's manifest names; manifests never change, so each is opened once. */
@@ -879,10 +1056,12 @@ public final class TenantBackups {
     return status != null && status.getLastDrill() != null && status.getLastDrill().getStarted() == null;
   }
 
-  /** Drills run while the tenant keeps its data in the cluster; they never touch the tenant's database. */
+  /** Drills run while the tenant keeps its data in the cluster, or archives it; they never touch the tenant's database. */
   private static boolean drillsRun(Tenant tenant) {
     TenantState state = tenant.getSpec().getState();
-    return state == TenantState.Active || state == TenantState.Frozen;
+    ArchiveStatus archive = Archives.recorded(tenant);
+    return state == TenantState.Active || state == TenantState.Frozen
+        || state == TenantState.Archived && archive != null && archive.getManifest() == null; // an archive's drill
   }
 
   private boolean databaseReady(TenantContext ctx, DatabaseSpec db) {
@@ -944,7 +1123,8 @@ public final class TenantBackups {
 
   /**
    * The database's backup status: the tenant's, or what this process decided since if the cache
-   * does not show it yet (an attempt that started later, or the same attempt now finished).
+   * does not show it yet (an attempt that started later, the same attempt now finished, or its
+   * drill further along).
    */
   private BackupStatus status(Tenant tenant, String database) {
     BackupStatus cached = previous(tenant, database);
@@ -960,8 +1140,26 @@ public final class TenantBackups {
     Instant mineStarted = parse(mine.getLastAttempt().getStarted());
     boolean sameAttempt = seen.getId() != null && seen.getId().equals(mine.getLastAttempt().getId());
     boolean mineNewer = seenStarted == null || mineStarted != null && mineStarted.isAfter(seenStarted)
-        || sameAttempt && seen.getFinished() == null && mine.getLastAttempt().getFinished() != null;
+        || sameAttempt && seen.getFinished() == null && mine.getLastAttempt().getFinished() != null
+        || sameAttempt && compareDrills(mine.getLastDrill(), cached.getLastDrill()) > 0;
     return mineNewer ? mine : cached;
+  }
+
+  /**
+   * Which of two records of a database's newest drill is further along: the one of the later backup
+   * (ids sort by time), else waiting, started, then ended. A cache that lags behind this process's
+   * own writes must not make an ended drill look waiting again.
+   */
+  private static int compareDrills(BackupRecord a, BackupRecord b) {
+    if (a == null || b == null) {
+      return a == null ? (b == null ? 0 : -1) : 1;
+    }
+    int byBackup = a.getId().compareTo(b.getId());
+    return byBackup != 0 ? byBackup : Integer.compare(drillStage(a), drillStage(b));
+  }
+
+  private static int drillStage(BackupRecord drill) {
+    return drill.getFinished() != null ? 2 : drill.getStarted() != null ? 1 : 0;
   }
 
   private static BackupStatus previous(Tenant tenant, String database) {

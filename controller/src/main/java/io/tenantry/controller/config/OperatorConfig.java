@@ -124,7 +124,7 @@ public record OperatorConfig(
                                      localhost]}
       backups: {enabled: false, location: "file:${user.home}/.local/share/tenantry/backups", maxConcurrent: 4,
                 transferPort: 8082, transferUrl: "", agentImage: "tenantry-operator:0.1.0", purgeDelay: 7d,
-                crossTenantRestores: false, keepReplacedFor: 7d}
+                crossTenantRestores: false, keepReplacedFor: 7d, keepArchiveFor: 30d}
       plans:
         standard:
           quota: {requests.cpu: "4", requests.memory: 8Gi, limits.cpu: "8", limits.memory: 16Gi, requests.storage: 100Gi,
@@ -209,12 +209,19 @@ public record OperatorConfig(
       String purgeDelay,
       @JsonPropertyDescription("Let spec.databases[].restoreFrom name another tenant's backup (<tenant>/<id or latest>): tenant cloning. Off: such a restore is refused (condition Restored, reason CrossTenantRestoreRefused).")
       boolean crossTenantRestores,
-      @JsonPropertyDescription("How long the data a restore replaced is kept (as the database <name>_before_<time>) before the first backup after that drops it, e.g. 7d.")
-      String keepReplacedFor) {
+      @JsonPropertyDescription("How long the data a restore replaced is kept (as the database <name>_before_<time>) before the first backup after that drops it, and a major upgrade's old volume before it is deleted, e.g. 7d.")
+      String keepReplacedFor,
+      @JsonPropertyDescription("How long an archive's backups are kept, whatever the plan's retention, after a reactivation restored the tenant from them, e.g. 30d (while the tenant is Archived they are always kept).")
+      String keepArchiveFor) {
 
     /** {@link #purgeDelay} as a duration. */
     public Duration purgeDelayDuration() {
       return BackupPolicy.parse(purgeDelay);
+    }
+
+    /** {@link #keepArchiveFor} as a duration. */
+    public Duration keepArchiveForDuration() {
+      return BackupPolicy.parse(keepArchiveFor);
     }
 
     /** {@link #keepReplacedFor} as a duration. */
@@ -563,6 +570,11 @@ public record OperatorConfig(
       backups().keepReplacedForDuration();
     } catch (IllegalArgumentException e) {
       errors.add("backups.keepReplacedFor: '" + backups().keepReplacedFor() + "' is not a duration such as 30m, 4h or 7d");
+    }
+    try {
+      backups().keepArchiveForDuration();
+    } catch (IllegalArgumentException e) {
+      errors.add("backups.keepArchiveFor: '" + backups().keepArchiveFor() + "' is not a duration such as 30m, 4h or 7d");
     }
   }
 }

@@ -48,6 +48,12 @@ record AppVersions(Map<String, String> versions, Set<ObjectKey> kept, List<Job> 
       String deployed = deployment == null ? null : deployment.getSpec().getTemplate().getMetadata().getLabels().get(Labels.VERSION);
       MigrationDecision.Step step;
       Job job = null;
+      if (workloads == Workloads.RESTORING && deployment == null) {
+        // While data is restored (a tenant made from a backup, or back from its archive), an app
+        // that has no Deployment gets none: it is made once the restore is done.
+        kept.add(new ObjectKey("Deployment", ctx.namespace(), Names.app(app.getName())));
+        continue;
+      }
       if (!absent.isEmpty()) {
         missing.add("app " + app.getName() + ": template secret " + String.join(", ", absent) + " does not exist");
         step = new MigrationDecision.Step(MigrationDecision.State.NOT_NEEDED, null, false);

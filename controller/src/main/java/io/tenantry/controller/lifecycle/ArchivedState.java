@@ -1,12 +1,15 @@
 package io.tenantry.controller.lifecycle;
 
+import io.tenantry.controller.backup.Restores;
 import io.tenantry.controller.resources.TenantContext;
 import io.tenantry.controller.resources.Workloads;
 
 /**
- * Archived tenants: app and database workloads (and their Services and PDBs) are deleted; the
- * namespace, the database volume claims (a StatefulSet's claims outlive it) and the tenant's
- * secrets stay, so Archived → Active brings the stack back on the same volumes.
+ * Archived tenants: with backups on, the databases run (apps at zero) until their archive is
+ * written and read back ({@code archive/Archives}, driven by the backups' sync), then every
+ * workload is deleted and the exported databases' volumes released; Archived → Active restores
+ * them from the archive. With backups off, the workloads are deleted and the volume claims kept (a
+ * StatefulSet's claims outlive it), so Archived → Active comes back on the same volumes.
  */
 final class ArchivedState implements StateHandler {
 
@@ -18,6 +21,7 @@ final class ArchivedState implements StateHandler {
 
   @Override
   public Outcome reconcile(TenantContext ctx) {
-    return provisioning.reconcile(ctx, Workloads.REMOVED);
+    return provisioning.reconcile(ctx, ctx.config().backups().enabled() ? Restores.workloads(ctx.tenant(), Workloads.REMOVED)
+        : Workloads.REMOVED);
   }
 }

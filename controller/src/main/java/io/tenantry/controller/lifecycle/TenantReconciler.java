@@ -153,7 +153,8 @@ public final class TenantReconciler {
   private Outcome withBackups(TenantContext ctx, Outcome outcome) {
     TenantBackups.Result result = backups.reconcile(ctx);
     TenantStatus status = StatusBuilder.withBackups(outcome.status(), ctx.tenant(), result.databases(),
-        result.backedUp(), result.restoreVerified(), result.restored(), result.majorUpgraded(), Timestamps.now(clock));
+        result.backedUp(), result.restoreVerified(), result.restored(), result.majorUpgraded(), result.archive(),
+        result.dataArchived(), Timestamps.now(clock));
     SyncResult next = outcome.next();
     if (result.retry()) {
       next = SyncResult.withBackoff(); // the backup store is down: its commit is tried again

@@ -18,6 +18,7 @@ public final class Conditions {
   public static final String RESTORE_VERIFIED = "RestoreVerified";
   public static final String RESTORED = "Restored";
   public static final String MAJOR_UPGRADED = "MajorUpgraded";
+  public static final String DATA_ARCHIVED = "DataArchived";
 
   private Conditions() {
   }

@@ -110,6 +110,11 @@ public enum Reason {
   DowngradeRefused,
   /** The spec names a newer major without majorUpgrade: the data's version keeps running. */
   UpgradeNotAsked,
+  // DataArchived (and the phase Archiving)
+  /** The tenant's data is being archived: a step waits (its message says which). */
+  Archiving,
+  /** Every exported database is in the archive manifest, read back from the store; the volumes are released. */
+  DataInStore,
   // Restored (and Ready while apps wait for a restore)
   /** Every database with spec.databases[].restoreFrom has its data from that backup. */
   RestoreDone,
@@ -143,6 +148,7 @@ public enum Reason {
       case Progressing -> Progressing;
       case Degraded -> Degraded;
       case Frozen -> Frozen;
+      case Archiving -> Archiving;
       case Archived -> Archived;
       case Purging -> Purging;
       case Purged -> Purged;

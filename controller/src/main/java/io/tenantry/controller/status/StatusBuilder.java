@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.tenantry.api.v1alpha1.AppSpec;
 import io.tenantry.api.v1alpha1.AppStatus;
+import io.tenantry.api.v1alpha1.ArchiveStatus;
 import io.tenantry.api.v1alpha1.BackupStatus;
 import io.tenantry.api.v1alpha1.DatabaseSpec;
 import io.tenantry.api.v1alpha1.DatabaseStatus;
@@ -44,7 +45,10 @@ public final class StatusBuilder {
       case SCALED_TO_ZERO -> stopped(tenant, namespace, observed, TenantPhase.Frozen, Reason.Frozen,
           "workloads scaled to zero", observed.deployments().values().stream().allMatch(Readiness::rolledOut)
               && observed.statefulSets().values().stream().allMatch(Readiness::rolledOut), now);
-      case RESTORING -> stopped(tenant, namespace, observed, TenantPhase.Progressing, Reason.Restoring,
+      case RESTORING -> tenant.getSpec().getState() == TenantState.Archived
+          ? stopped(tenant, namespace, observed, TenantPhase.Archiving, Reason.Archiving,
+              "the databases run for their archive, the apps are at zero (condition DataArchived)", true, now)
+          : stopped(tenant, namespace, observed, TenantPhase.Progressing, Reason.Restoring,
           "apps wait for the restore or upgrade of " + String.join(", ", tenant.getSpec().getDatabases().stream()
               .filter(d -> d.getRestoreFrom() != null || upgrading(tenant, d.getName()))
               .map(d -> d.getName()).toList()) + " (conditions Restored, MajorUpgraded)", true, now);
@@ -100,12 +104,14 @@ public final class StatusBuilder {
    * @param backedUp the condition's status (True, False, Unknown), or null for none
    */
   public static TenantStatus withBackups(TenantStatus status, Tenant tenant, Map<String, BackupStatus> backups,
-      Verdict backedUp, Verdict restoreVerified, Verdict restored, Verdict majorUpgraded, String now) {
+      Verdict backedUp, Verdict restoreVerified, Verdict restored, Verdict majorUpgraded, ArchiveStatus archive,
+      Verdict dataArchived, String now) {
     TenantStatus result = copyOf(status);
     result.setDatabases(status.getDatabases().stream().map(d -> d.withBackup(backups.get(d.getName()))).toList());
     List<Condition> conditions = new ArrayList<>(status.getConditions());
     conditions.removeIf(c -> Conditions.BACKED_UP.equals(c.getType()) || Conditions.RESTORE_VERIFIED.equals(c.getType())
-        || Conditions.RESTORED.equals(c.getType()) || Conditions.MAJOR_UPGRADED.equals(c.getType()));
+        || Conditions.RESTORED.equals(c.getType()) || Conditions.MAJOR_UPGRADED.equals(c.getType())
+        || Conditions.DATA_ARCHIVED.equals(c.getType()));
     List<Condition> previous = tenant.getStatus() == null ? List.of() : tenant.getStatus().getConditions();
     if (backedUp != null) {
       conditions.add(Conditions.condition(previous, Conditions.BACKED_UP, backedUp.status(), backedUp.reason(),
@@ -123,6 +129,11 @@ public final class StatusBuilder {
       conditions.add(Conditions.condition(previous, Conditions.MAJOR_UPGRADED, majorUpgraded.status(), majorUpgraded.reason(),
           majorUpgraded.message(), tenant.getMetadata().getGeneration(), now));
     }
+    if (dataArchived != null) {
+      conditions.add(Conditions.condition(previous, Conditions.DATA_ARCHIVED, dataArchived.status(), dataArchived.reason(),
+          dataArchived.message(), tenant.getMetadata().getGeneration(), now));
+    }
+    result.setArchive(archive);
     result.setConditions(conditions);
     return result;
   }
@@ -298,6 +309,7 @@ public final class StatusBuilder {
     status.setSecretsVersion(previous.getSecretsVersion());
     status.setStateTimestamps(previous.getStateTimestamps());
     status.setUrls(previous.getUrls());
+    status.setArchive(previous.getArchive());
     return status;
   }
 }

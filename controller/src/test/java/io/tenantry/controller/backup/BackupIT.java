@@ -12,12 +12,15 @@ import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.tenantry.api.v1alpha1.ArchiveStatus;
+import io.tenantry.api.v1alpha1.ArchiveStep;
 import io.tenantry.api.v1alpha1.BackupRecord;
 import io.tenantry.api.v1alpha1.RestoreRecord;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.api.v1alpha1.UpgradeRecord;
+import io.tenantry.backup.ArchiveManifest;
 import io.tenantry.backup.BackupId;
 import io.tenantry.backup.BackupLocation;
 import io.tenantry.backup.Manifest;
@@ -507,6 +510,191 @@ class BackupIT {
   }
 
   @Test
+  void anArchiveIsBackedUpDrilledWrittenAndReadBackBeforeTheVolumesGoAndReactivationRestoresIt() throws Exception {
+    String name = uniqueName("archived");
+    Tenant tenant = create(name);
+    String claimUid = claimUid(name);
+    String id = archiveBackedUp(name);
+    assertThat(claimUid(name)).as("no volume goes before the drill").isEqualTo(claimUid);
+    drill(name, id, true);
+
+    awaitCondition(name, Conditions.DATA_ARCHIVED, "True");
+    OperatorHarness.awaitPhase(client, name, TenantPhase.Archived, Duration.ofMinutes(1));
+    await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+      assertThat(client.persistentVolumeClaims().inNamespace(namespace(name)).list().getItems()).isEmpty();
+      assertThat(client.apps().statefulSets().inNamespace(namespace(name)).list().getItems()).isEmpty();
+      assertThat(client.apps().deployments().inNamespace(namespace(name)).list().getItems()).isEmpty();
+    });
+    ArchiveStatus archive = client.resources(Tenant.class).withName(name).get().getStatus().getArchive();
+    assertThat(archive.getSteps()).extracting(ArchiveStep::getName).containsExactly("AppsStopped", "BackedUp", "Drilled",
+        "ManifestWritten", "VolumesReleased");
+    assertThat(archive.getDatabases()).singleElement().satisfies(d -> assertThat(d.getBackup()).isEqualTo(id));
+    assertThat(store.list(BackupLocation.tenantPrefix("local", name, tenant.getMetadata().getUid()) + "_archives/"))
+        .as("exactly one archive manifest").singleElement().satisfies(m -> assertThat(m.path()).isEqualTo(archive.getManifest()));
+    ArchiveManifest read = ArchiveManifest.open(store.read(archive.getManifest()), harness.backupRuntime().kek(),
+        archive.getManifest());
+    assertThat(read.databases()).singleElement().satisfies(d -> assertThat(d.tables()).containsEntry("public.orders", 1000L));
+
+    // Back to Active: a fresh volume, the archive restored into it, then the apps.
+    Job restore = reactivate(name, id);
+    assertThat(claimUid(name)).as("a fresh volume").isNotNull().isNotEqualTo(claimUid);
+    try (RealPostgres fresh = startDatabase(name)) {
+      assertThat(Kubelet.run(client, Kubelet.awaitRunningPod(client, namespace(name), restore.getMetadata().getName()),
+          loopback(fresh))).allMatch(e -> e.exitCode() == 0);
+      Tenant restoredTenant = awaitCondition(name, Conditions.RESTORED, "True");
+      assertThat(count(fresh, name, "tenant")).isEqualTo(1000);
+      OperatorHarness.awaitPhase(client, name, TenantPhase.Ready, Duration.ofMinutes(1));
+      var web = client.apps().deployments().inNamespace(namespace(name)).withName("app-web").get();
+      assertThat(web.getSpec().getReplicas()).isEqualTo(1);
+      assertThat(Instant.parse(web.getMetadata().getCreationTimestamp())).as("the app made once Restored turned true")
+          .isAfterOrEqualTo(Instant.parse(Conditions.find(restoredTenant.getStatus().getConditions(), Conditions.RESTORED)
+              .orElseThrow().getLastTransitionTime()).truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
+    }
+    Tenant reactivated = client.resources(Tenant.class).withName(name).get();
+    assertThat(reactivated.getStatus().getArchive().getRestored()).isNotNull();
+    assertThat(Conditions.find(reactivated.getStatus().getConditions(), Conditions.DATA_ARCHIVED)).isEmpty();
+  }
+
+  @Test
+  void aFailedArchiveDrillKeepsTheVolumesSaysWhyAndTakesAnotherBackup() throws Exception {
+    String name = uniqueName("undrilled");
+    create(name);
+    String claimUid = claimUid(name);
+    String id = archiveBackedUp(name);
+    drill(name, id, false); // its pod ends without running: nothing shows the backup restores
+    Tenant held = awaitCondition(name, Conditions.DATA_ARCHIVED, "False", "DrillNotRun");
+    assertThat(Conditions.find(held.getStatus().getConditions(), Conditions.DATA_ARCHIVED).orElseThrow().getMessage())
+        .contains("the volumes are kept");
+    Job again = awaitBackupJob(name, "archive");
+    assertThat(again.getMetadata().getAnnotations().get(BackupJob.BACKUP_ID)).isNotEqualTo(id);
+    assertThat(claimUid(name)).as("the volume, kept").isEqualTo(claimUid);
+    assertThat(client.resources(Tenant.class).withName(name).get().getStatus().getPhase()).isEqualTo(TenantPhase.Archiving);
+    Kubelet.terminate(client, Kubelet.awaitRunningPod(client, namespace(name), again.getMetadata().getName()),
+        List.of(new Kubelet.Ended(BackupJob.DUMP, 0, "", ""), new Kubelet.Ended(BackupJob.AGENT, 0, "", ""))); // frees its slot
+  }
+
+  @Test
+  void aStoreDownWhileArchivingKeepsTheVolumeSyncAfterSyncUntilItReturns() throws Exception {
+    String name = uniqueName("stalled");
+    create(name);
+    String claimUid = claimUid(name);
+    String id = archiveBackedUp(name);
+    Job drill = awaitJob(name, BackupJob.drillName(id));
+    Pod pod = Kubelet.awaitRunningPod(client, namespace(name), drill.getMetadata().getName());
+    assertThat(Kubelet.execute(client, pod, Map.of("PGPORT", Integer.toString(freePort())))).allMatch(e -> e.exitCode() == 0);
+    Path moved = storeRoot.resolveSibling(storeRoot.getFileName() + "-away");
+    Files.move(storeRoot, moved); // the drill passed, its report is in the store: the store goes before the operator looks
+    try {
+      Kubelet.terminate(client, pod, List.of(new Kubelet.Ended(BackupJob.RESTORE, 0, "", ""),
+          new Kubelet.Ended(BackupJob.AGENT, 0, "", "")));
+      awaitBackedUp(name, "Unknown", "StoreUnavailable");
+      for (int sync = 0; sync < 3; sync++) {
+        harness.parts.queue().add(name);
+        Thread.sleep(500);
+        harness.awaitIdle();
+        assertThat(claimUid(name)).as("the volume after sync %d with the store down", sync + 1).isEqualTo(claimUid);
+      }
+      assertThat(Conditions.find(client.resources(Tenant.class).withName(name).get().getStatus().getConditions(),
+          Conditions.DATA_ARCHIVED).orElseThrow().getStatus()).isEqualTo("False");
+    } finally {
+      Files.move(moved, storeRoot);
+    }
+    awaitCondition(name, Conditions.DATA_ARCHIVED, "True");
+    assertThat(claimUid(name)).as("released once the archive is read back").isNull();
+  }
+
+  @Test
+  void aCorruptArchiveAtReactivationStartsNoAppAndIsKept() throws Exception {
+    String name = uniqueName("corrupt");
+    Tenant tenant = create(name);
+    String id = archiveBackedUp(name);
+    drill(name, id, true);
+    awaitCondition(name, Conditions.DATA_ARCHIVED, "True");
+    ArchiveStatus archive = client.resources(Tenant.class).withName(name).get().getStatus().getArchive();
+    Path object = storeRoot.resolve(new BackupLocation("local", name, tenant.getMetadata().getUid(), "main")
+        .objectPath(BackupId.parse(id)));
+    byte[] bytes = Files.readAllBytes(object);
+    bytes[bytes.length / 2] ^= 1;
+    Files.write(object, bytes);
+
+    Job restore = reactivate(name, id);
+    try (RealPostgres fresh = startDatabase(name)) {
+      Kubelet.run(client, Kubelet.awaitRunningPod(client, namespace(name), restore.getMetadata().getName()), loopback(fresh));
+    }
+    awaitCondition(name, Conditions.RESTORED, "False", "RestoreFailed");
+    harness.awaitIdle();
+    Tenant failed = client.resources(Tenant.class).withName(name).get();
+    assertThat(client.apps().deployments().inNamespace(namespace(name)).withName("app-web").get()).as("no app").isNull();
+    assertThat(failed.getStatus().getArchive().getRestored()).isNull();
+    assertThat(failed.getStatus().getArchive().getManifest()).isEqualTo(archive.getManifest());
+    assertThat(store.stat(archive.getManifest())).as("the archive, kept").isPresent();
+  }
+
+  /**
+   * A Ready tenant's database filled (1000 orders) and backed up once, then Archived: the archive's
+   * backup, taken once the apps' pods are gone, run against that server. Its id.
+   */
+  private static String archiveBackedUp(String name) throws Exception {
+    shortenGrace(name);
+    try (RealPostgres postgres = startDatabase(name)) {
+      fill(postgres, name);
+      backUp(name, postgres);
+      client.resources(Tenant.class).withName(name).edit(t -> {
+        t.getSpec().setState(TenantState.Archived);
+        return t;
+      });
+      Job backup = awaitBackupJob(name, "archive");
+      OperatorHarness.awaitPhase(client, name, TenantPhase.Archiving, Duration.ofSeconds(30));
+      assertThat(client.pods().inNamespace(namespace(name)).withLabel(Labels.COMPONENT, Labels.COMPONENT_APP).list().getItems())
+          .as("the apps' pods are gone before the archive's backup").isEmpty();
+      List<Kubelet.Ended> ended = Kubelet.run(client, Kubelet.awaitRunningPod(client, namespace(name),
+          backup.getMetadata().getName()), loopback(postgres));
+      assertThat(ended).as("%s", ended).allMatch(e -> e.exitCode() == 0);
+      return backup.getMetadata().getAnnotations().get(BackupJob.BACKUP_ID);
+    }
+  }
+
+  /** The tenant's backup Job of {@code kind} (pre-upgrade, archive), once there is one. */
+  private static Job awaitBackupJob(String name, String kind) {
+    return await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(200)).until(() -> jobs(name).stream()
+        .filter(j -> kind.equals(j.getMetadata().getAnnotations().get(BackupJob.KIND))).findFirst().orElse(null),
+        j -> j != null);
+  }
+
+  /** Runs the drill of backup {@code id} (its own server in its pod), or ends its pod without running anything. */
+  private static void drill(String name, String id, boolean run) throws Exception {
+    Job drill = awaitJob(name, BackupJob.drillName(id));
+    Pod pod = Kubelet.awaitRunningPod(client, namespace(name), drill.getMetadata().getName());
+    if (run) {
+      assertThat(Kubelet.run(client, pod, Map.of("PGPORT", Integer.toString(freePort())))).allMatch(e -> e.exitCode() == 0);
+    } else {
+      Kubelet.terminate(client, pod, List.of(new Kubelet.Ended(BackupJob.RESTORE, 0, "", ""),
+          new Kubelet.Ended(BackupJob.AGENT, 0, "", "")));
+    }
+  }
+
+  /** Sets the tenant Active again: the restore Job of its archive backup {@code id}, once it exists; no app runs yet. */
+  private static Job reactivate(String name, String id) {
+    client.resources(Tenant.class).withName(name).edit(t -> {
+      t.getSpec().setState(TenantState.Active);
+      return t;
+    });
+    Job restore = await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(200)).until(
+        () -> jobs(name).stream().filter(j -> j.getMetadata().getName().startsWith("restore-main-")).findFirst().orElse(null),
+        j -> j != null);
+    assertThat(restore.getMetadata().getAnnotations()).containsEntry(BackupJob.RESTORE_BACKUP, id);
+    assertThat(client.apps().deployments().inNamespace(namespace(name)).withName("app-web").get())
+        .as("no app Deployment before the restore").isNull();
+    return restore;
+  }
+
+  /** The UID of the database's volume claim, or null. */
+  private static String claimUid(String name) {
+    var claim = client.persistentVolumeClaims().inNamespace(namespace(name)).withName("data-db-main-0").get();
+    return claim == null ? null : claim.getMetadata().getUid();
+  }
+
+  @Test
   void restoreFromIsRefusedOnAnActiveTenantsExistingDatabase() {
     String name = uniqueName("live");
     Tenant tenant = OperatorHarness.tenant(name, 1, true);
@@ -540,8 +728,8 @@ class BackupIT {
         .isEqualTo("CrossTenantRestoreRefused");
     assertThat(Conditions.find(refused.getStatus().getConditions(), Conditions.READY).orElseThrow().getReason())
         .isEqualTo("Restoring");
-    assertThat(client.apps().deployments().inNamespace(namespace(clone)).withName("app-web").get().getSpec().getReplicas())
-        .as("the apps wait").isZero();
+    assertThat(client.apps().deployments().inNamespace(namespace(clone)).withName("app-web").get())
+        .as("the apps wait: none is made before its data is restored").isNull();
     assertThat(warnings(clone)).contains("CrossTenantRestoreRefused");
 
     // The source's backup copied under the clone's own prefix: its path is its manifest's associated data.
@@ -649,9 +837,7 @@ class BackupIT {
 
   /** The upgrade's backup Job, once it runs: it is of kind pre-upgrade and the status names it. */
   private static Job awaitUpgradeBackup(String name) {
-    Job job = await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(200)).until(() -> jobs(name).stream()
-        .filter(j -> "pre-upgrade".equals(j.getMetadata().getAnnotations().get(BackupJob.KIND))).findFirst().orElse(null),
-        j -> j != null);
+    Job job = awaitBackupJob(name, "pre-upgrade");
     Tenant tenant = awaitCondition(name, Conditions.MAJOR_UPGRADED, "False", "Upgrading");
     await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(200)).until(() -> {
       UpgradeRecord upgrade = client.resources(Tenant.class).withName(name).get().getStatus().getDatabases().get(0)

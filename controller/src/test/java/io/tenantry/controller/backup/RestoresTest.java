@@ -2,6 +2,7 @@ package io.tenantry.controller.backup;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tenantry.api.v1alpha1.ArchiveStatus;
 import io.tenantry.api.v1alpha1.BackupStatus;
 import io.tenantry.api.v1alpha1.DatabaseEngine;
 import io.tenantry.api.v1alpha1.DatabaseSpec;
@@ -38,26 +39,31 @@ class RestoresTest {
     RestoreRecord failed = new RestoreRecord("latest", null, "t0", "t1", null, "BackupNotFound", "none");
     assertThat(Restores.workloads(tenant(TenantState.Active, "latest", failed), Workloads.RUNNING))
         .isEqualTo(Workloads.RESTORING);
-    // Archived and Purged tenants have no running databases to restore into.
-    assertThat(Restores.workloads(tenant(TenantState.Archived, "latest", null), Workloads.REMOVED))
-        .isEqualTo(Workloads.REMOVED);
+    // An Archived tenant restores nothing: its databases run for its archive until the manifest is read back.
+    Tenant archived = tenant(TenantState.Archived, "latest", null);
+    assertThat(Restores.owed(archived)).hasSize(1);
+    assertThat(Restores.workloads(archived, Workloads.REMOVED)).isEqualTo(Workloads.RESTORING);
+    ArchiveStatus written = new ArchiveStatus();
+    written.setManifest("backups/local/acme-x/_archives/a.archive");
+    archived.getStatus().setArchive(written);
+    assertThat(Restores.workloads(archived, Workloads.REMOVED)).isEqualTo(Workloads.REMOVED);
     assertThat(Restores.workloads(tenant(TenantState.Active, null, null), Workloads.RUNNING)).isEqualTo(Workloads.RUNNING);
   }
 
   @Test
   void restoredSaysWhatWasRestoredWhatWaitsAndWhatFailed() {
-    Verdict done = DatabaseRestores.verdict(tenant(TenantState.Frozen, "latest", DONE), Map.of("main", DONE));
+    Verdict done = DatabaseRestores.verdict(tenant(TenantState.Frozen, "latest", DONE), Map.of("main", DONE), Map.of("main", "latest"));
     assertThat(done).isEqualTo(new Verdict("True", io.tenantry.controller.status.Reason.RestoreDone,
         "restored main from main-20261126-020000-a1b2c3 (the data it replaced is kept as tenant_before_20261126120000)"));
 
     RestoreRecord running = new RestoreRecord("latest", "main-20261126-020000-a1b2c3", "t0", null, "x", null, null);
-    assertThat(DatabaseRestores.verdict(tenant(TenantState.Frozen, "latest", null), Map.of("main", running)).status())
+    assertThat(DatabaseRestores.verdict(tenant(TenantState.Frozen, "latest", null), Map.of("main", running), Map.of("main", "latest")).status())
         .isEqualTo("Unknown");
     RestoreRecord refused = new RestoreRecord("acme/latest", null, "t0", "t1", null, "CrossTenantRestoreRefused", "off");
-    assertThat(DatabaseRestores.verdict(tenant(TenantState.Active, "acme/latest", null), Map.of("main", refused)))
+    assertThat(DatabaseRestores.verdict(tenant(TenantState.Active, "acme/latest", null), Map.of("main", refused), Map.of("main", "acme/latest")))
         .isEqualTo(new Verdict("False", io.tenantry.controller.status.Reason.CrossTenantRestoreRefused,
             "main: restore from acme/latest failed: off; its apps wait: change or remove restoreFrom"));
-    assertThat(DatabaseRestores.verdict(tenant(TenantState.Active, null, null), Map.of())).isNull();
+    assertThat(DatabaseRestores.verdict(tenant(TenantState.Active, null, null), Map.of(), Map.of())).isNull();
   }
 
   private static Tenant tenant(TenantState state, String restoreFrom, RestoreRecord restore) {
