@@ -135,7 +135,19 @@ public final class StatusBuilder {
     }
     result.setArchive(archive);
     result.setConditions(conditions);
-    return result;
+    return restoreFailed(restored) && result.getPhase() == TenantPhase.Progressing
+        ? failed(result, tenant.getMetadata().getGeneration(), restored.reason(),
+            "the apps wait for a restore that failed: " + restored.message(), now)
+        : result;
+  }
+
+  /**
+   * Whether a restore ended in a way no retry mends (a backup that does not restore, none to be
+   * found, one refused): the apps it holds back would wait for ever, so the tenant is Degraded.
+   */
+  private static boolean restoreFailed(Verdict restored) {
+    return restored != null && "False".equals(restored.status()) && (restored.reason() == Reason.RestoreFailed
+        || restored.reason() == Reason.BackupNotFound || restored.reason() == Reason.CrossTenantRestoreRefused);
   }
 
   /** Whether the status records a major upgrade of {@code database} that has not ended. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.crypto.tink.Aead;
+import io.tenantry.backup.ArchiveManifest;
 import io.tenantry.backup.BackupId;
 import io.tenantry.backup.BackupLocation;
 import io.tenantry.backup.PurgeMarker;
@@ -201,6 +202,10 @@ class PurgedBackupsTest {
         paths.add(path);
       }
     }
+    // An Archived tenant's archive manifest: it goes with the rest once the tenant is purged.
+    String archive = ArchiveManifest.of("eu-1", tenant, uid, PURGED.minus(Duration.ofDays(2)), List.of()).path();
+    store.create(archive, new ByteArrayInputStream(new byte[] {1, 2, 3}));
+    paths.add(archive);
     return paths.stream().sorted().toList();
   }
 

@@ -136,4 +136,27 @@ class StatusBuilderTest {
     assertThat(failed.getConditions()).filteredOn(c -> "Ready".equals(c.getType())).singleElement()
         .satisfies(c -> assertThat(c.getMessage()).isEqualTo("secret store bucket b unreachable"));
   }
+
+  @Test
+  void aRestoreThatFailedMakesTheTenantItHoldsBackDegradedWhileOneUnderWayDoesNot() {
+    Tenant tenant = tenant("1.0");
+    String now = "2026-01-01T00:00:00Z";
+    TenantStatus waiting = StatusBuilder.provisioned(tenant, "tenant-acme", new StatusBuilder.Observed(NS, Map.of(), Map.of()),
+        Workloads.RESTORING, new SecretsStatus(true, Reason.Synced, "in place", "abc123"), now);
+
+    TenantStatus running = StatusBuilder.withBackups(waiting, tenant, Map.of(), null, null,
+        new Verdict("False", Reason.Restoring, "main restores from 20260101T000000Z"), null, null, null, now);
+    assertThat(running.getPhase()).isEqualTo(TenantPhase.Progressing);
+
+    TenantStatus failed = StatusBuilder.withBackups(waiting, tenant, Map.of(), null, null,
+        new Verdict("False", Reason.RestoreFailed, "main: the backup's object does not match its manifest"), null, null, null, now);
+    assertThat(failed.getPhase()).isEqualTo(TenantPhase.Degraded);
+    assertThat(failed.getConditions()).filteredOn(c -> Conditions.READY.equals(c.getType())).singleElement().satisfies(c -> {
+      assertThat(c.getReason()).isEqualTo("RestoreFailed");
+      assertThat(c.getMessage()).isEqualTo(
+          "the apps wait for a restore that failed: main: the backup's object does not match its manifest");
+    });
+    assertThat(failed.getConditions()).filteredOn(c -> Conditions.RESTORED.equals(c.getType())).singleElement()
+        .satisfies(c -> assertThat(c.getReason()).isEqualTo("RestoreFailed"));
+  }
 }
