@@ -54,6 +54,7 @@ up() {
     --etcd-binary "$k8s_dir/etcd" \
     --kwok-controller-binary "$cache/bin/kwok" \
     --extra-args "kube-controller-manager=enable-hostpath-provisioner=true" \
+    --extra-args "kube-controller-manager=horizontal-pod-autoscaler-sync-period=2s" \
     --extra-args "kube-apiserver=service-cluster-ip-range=10.96.0.0/16" \
     --disable-qps-limits \
     --wait 120s >&2

@@ -13,8 +13,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
-/** One application of the tenant's stack (Kolide's "repos"): a Deployment, a Service and, with more than one replica, a PDB. */
+/**
+ * One application of the tenant's stack (Kolide's "repos"): a Deployment, a Service and, with more
+ * than one replica, a PDB; with autoscaling, a HorizontalPodAutoscaler.
+ */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(value = "!(has(self.replicas) && has(self.autoscaling))",
+    message = "spec.apps[]: replicas and autoscaling exclude each other; remove replicas to autoscale")
 public class AppSpec {
 
   @Required
@@ -35,11 +40,16 @@ public class AppSpec {
   @JsonPropertyDescription("Version of the app, used as the image tag. Changing it rolls the app's Deployment.")
   private String version;
 
-  @Default("1")
   @Min(0)
   @Max(100)
-  @JsonPropertyDescription("Number of pods while the tenant is Active or New (0 to 100). A PodDisruptionBudget is added above 1.")
-  private Integer replicas = 1;
+  @JsonPropertyDescription("Number of pods while the tenant is Active or New (0 to 100; 1 when absent). A PodDisruptionBudget is added"
+      + " above 1. Not together with autoscaling.")
+  private Integer replicas;
+
+  @JsonPropertyDescription("Scale the app with a HorizontalPodAutoscaler on its CPU use instead of a fixed number of pods. The"
+      + " operator then never writes the Deployment's replicas (switching from fixed replicas hands them over without a dip);"
+      + " a Frozen tenant still goes to zero. Not together with replicas.")
+  private AutoscalingSpec autoscaling;
 
   @Default("8080")
   @Min(1)
@@ -150,6 +160,19 @@ public class AppSpec {
     this.replicas = replicas;
   }
 
+  public AutoscalingSpec getAutoscaling() {
+    return autoscaling;
+  }
+
+  public void setAutoscaling(AutoscalingSpec autoscaling) {
+    this.autoscaling = autoscaling;
+  }
+
+  /** The pods the app runs while Active: its replicas (1 when absent); null when autoscaled (its HPA decides). */
+  public Integer fixedReplicas() {
+    return autoscaling != null ? null : replicas == null ? Integer.valueOf(1) : replicas;
+  }
+
   public Integer getPort() {
     return port;
   }
@@ -246,12 +269,12 @@ public class AppSpec {
         && Objects.equals(databases, a.databases) && Objects.equals(secrets, a.secrets) && Objects.equals(config, a.config)
         && Objects.equals(readinessPath, a.readinessPath) && Objects.equals(livenessPath, a.livenessPath)
         && Objects.equals(migrate, a.migrate) && Objects.equals(writableRootFilesystem, a.writableRootFilesystem)
-        && Objects.equals(routes, a.routes);
+        && Objects.equals(routes, a.routes) && Objects.equals(autoscaling, a.autoscaling);
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(name, image, version, replicas, port, env, resources, databases, secrets, config, readinessPath,
-        livenessPath, migrate, writableRootFilesystem, routes);
+        livenessPath, migrate, writableRootFilesystem, routes, autoscaling);
   }
 }

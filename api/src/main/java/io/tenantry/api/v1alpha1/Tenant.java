@@ -28,6 +28,7 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
 @AdditionalPrinterColumn(name = "Organization", jsonPath = ".spec.organization", priority = 1)
 @AdditionalPrinterColumn(name = "Namespace", jsonPath = ".status.namespace", priority = 1)
+@AdditionalPrinterColumn(name = "Replicas", jsonPath = ".status.replicas", priority = 1)
 @AdditionalPrinterColumn(name = "URL", jsonPath = ".status.urls[0]", priority = 1)
 // How long ago the first database's newest backup was proven (kubectl shows a date column as an age).
 @AdditionalPrinterColumn(name = "BackedUp", jsonPath = ".status.conditions[?(@.type==\"BackedUp\")].status", priority = 1)

@@ -26,6 +26,10 @@ public class TenantStatus {
   @JsonPropertyDescription("Deployed app versions in short form (name=version,...), as kubectl get shows them.")
   private String versions;
 
+  @JsonPropertyDescription("Each app's pods in short form, as kubectl get -o wide shows them: name=replicas, and for an autoscaled"
+      + " app its HorizontalPodAutoscaler's bounds, name=current (min-max).")
+  private String replicas;
+
   @JsonPropertyDescription("Standard conditions: Ready, NamespaceReady, SecretsSynced, DatabasesReady, AppsReady, ...")
   private List<Condition> conditions = new ArrayList<>();
 
@@ -95,6 +99,14 @@ public class TenantStatus {
     this.versions = versions;
   }
 
+  public String getReplicas() {
+    return replicas;
+  }
+
+  public void setReplicas(String replicas) {
+    this.replicas = replicas;
+  }
+
   public List<Condition> getConditions() {
     return conditions;
   }
@@ -147,7 +159,7 @@ public class TenantStatus {
   public boolean equals(Object o) {
     return o instanceof TenantStatus s && phase == s.phase && Objects.equals(observedGeneration, s.observedGeneration)
         && observedState == s.observedState
-        && Objects.equals(namespace, s.namespace) && Objects.equals(versions, s.versions)
+        && Objects.equals(namespace, s.namespace) && Objects.equals(versions, s.versions) && Objects.equals(replicas, s.replicas)
         && Objects.equals(conditions, s.conditions) && Objects.equals(apps, s.apps)
         && Objects.equals(databases, s.databases) && Objects.equals(secretsVersion, s.secretsVersion)
         && Objects.equals(stateTimestamps, s.stateTimestamps) && Objects.equals(urls, s.urls)
@@ -156,7 +168,7 @@ public class TenantStatus {
 
   @Override
   public int hashCode() {
-    return Objects.hash(phase, observedGeneration, observedState, namespace, versions, conditions, apps, databases,
+    return Objects.hash(phase, observedGeneration, observedState, namespace, versions, replicas, conditions, apps, databases,
         secretsVersion, stateTimestamps, urls, archive);
   }
 }

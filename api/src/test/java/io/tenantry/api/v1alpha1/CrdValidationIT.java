@@ -100,6 +100,23 @@ class CrdValidationIT {
   }
 
   @Test
+  void anAutoscaledAppIsStoredWithoutReplicasAndItsBoundsDefaulted() {
+    Tenant sent = activeTenant(uniqueName("autoscaled"));
+    AppSpec web = sent.getSpec().getApps().get(0);
+    web.setReplicas(null);
+    AutoscalingSpec autoscaling = new AutoscalingSpec();
+    autoscaling.setMinReplicas(null);
+    autoscaling.setTargetCPUUtilizationPercentage(null);
+    autoscaling.setMaxReplicas(5);
+    web.setAutoscaling(autoscaling);
+    Tenant stored = client.resources(Tenant.class).resource(sent).create();
+    AppSpec storedWeb = stored.getSpec().getApps().get(0);
+    assertThat(storedWeb.getReplicas()).as("no default beside autoscaling").isNull();
+    assertThat(storedWeb.getAutoscaling()).isEqualTo(new AutoscalingSpec(1, 5, 80));
+    assertThat(stored.getSpec().getApps().get(1).getReplicas()).isEqualTo(sent.getSpec().getApps().get(1).getReplicas());
+  }
+
+  @Test
   void pathsOfTheGatewayApisCharactersAndHostnamesEndingInALetterAreStoredAsSent() {
     Tenant sent = activeTenant(uniqueName("paths"));
     AppSpec web = sent.getSpec().getApps().get(0);
@@ -326,7 +343,15 @@ class CrdValidationIT {
         invalid("one prefix twice in an app", t -> ((ObjectNode) app(t, 0).get("routes").get(1)).put("pathPrefix", "/"),
             "spec.apps[].routes: each path prefix may be named once"),
         invalid("one prefix routed to two apps", t -> app(t, 1).putArray("routes").addObject().put("pathPrefix", "/api"),
-            "spec.apps[].routes: a path prefix may be routed to one app only"));
+            "spec.apps[].routes: a path prefix may be routed to one app only"),
+        invalid("replicas and autoscaling together", t -> app(t, 0).put("replicas", 2).putObject("autoscaling")
+            .put("maxReplicas", 5), "spec.apps[]: replicas and autoscaling exclude each other; remove replicas to autoscale"),
+        invalid("autoscaling with minReplicas above maxReplicas", t -> autoscaling(t).put("minReplicas", 4).put("maxReplicas", 2),
+            "spec.apps[].autoscaling: minReplicas must not be above maxReplicas"),
+        invalid("autoscaling without maxReplicas", t -> autoscaling(t).put("minReplicas", 2),
+            "spec.apps[0].autoscaling.maxReplicas: Required value"),
+        invalid("autoscaling at 0 pods", t -> autoscaling(t).put("minReplicas", 0).put("maxReplicas", 2),
+            "spec.apps[0].autoscaling.minReplicas", "greater than or equal to 1"));
   }
 
   @ParameterizedTest(name = "a tenant with {0} is refused")
@@ -447,6 +472,13 @@ class CrdValidationIT {
 
   private static ObjectNode app(ObjectNode tenant, int index) {
     return (ObjectNode) spec(tenant).get("apps").get(index);
+  }
+
+  /** App 0 autoscaled instead of at fixed replicas: its autoscaling object, to fill. */
+  private static ObjectNode autoscaling(ObjectNode tenant) {
+    ObjectNode app = app(tenant, 0);
+    app.remove("replicas");
+    return app.putObject("autoscaling");
   }
 
   private static ObjectNode route(ObjectNode tenant, int index) {

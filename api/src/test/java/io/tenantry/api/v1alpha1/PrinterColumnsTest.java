@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 class PrinterColumnsTest {
 
   @Test
-  void tenantsShowStatePhasePlanVersionsReadyThenAgeAndOrganizationNamespaceUrlBackupsOnlyWhenWide() throws IOException {
+  void tenantsShowStatePhasePlanVersionsReadyThenAgeAndOrganizationNamespaceReplicasUrlBackupsOnlyWhenWide() throws IOException {
     assertThat(columns("tenants.tenantry.io-v1.yml"))
         .extracting(CustomResourceColumnDefinition::getName, CustomResourceColumnDefinition::getPriority,
             CustomResourceColumnDefinition::getJsonPath, CustomResourceColumnDefinition::getType)
@@ -31,6 +31,7 @@ class PrinterColumnsTest {
             tuple("Age", 0, ".metadata.creationTimestamp", "date"),
             tuple("Organization", 1, ".spec.organization", "string"),
             tuple("Namespace", 1, ".status.namespace", "string"),
+            tuple("Replicas", 1, ".status.replicas", "string"),
             tuple("URL", 1, ".status.urls[0]", "string"),
             tuple("BackedUp", 1, ".status.conditions[?(@.type==\"BackedUp\")].status", "string"),
             tuple("LastBackup", 1, ".status.databases[0].backup.last.finished", "date"));

@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.tenantry.api.WellKnown;
+import io.tenantry.controller.autoscaling.Autoscaling;
 import java.net.HttpURLConnection;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -65,6 +66,14 @@ public final class Applier implements ObjectWriter {
     writes.increment();
     LOG.info("applied {} {} {} {}", kv("kind", desired.getKind()), kv("namespace", desired.getMetadata().getNamespace()),
         kv("name", desired.getMetadata().getName()), kv("created", create));
+  }
+
+  @Override
+  public void handOver(HasMetadata fields) {
+    client.resource(fields).fieldManager(Autoscaling.HANDOVER_MANAGER).forceConflicts().serverSideApply();
+    writes.increment();
+    LOG.info("handed over {} {} {}", kv("kind", fields.getKind()), kv("namespace", fields.getMetadata().getNamespace()),
+        kv("name", fields.getMetadata().getName()));
   }
 
   private void createNamespace(Namespace namespace) {

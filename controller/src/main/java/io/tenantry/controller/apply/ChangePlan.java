@@ -10,8 +10,16 @@ import java.util.function.Predicate;
  */
 public record ChangePlan(List<Write> writes, List<HasMetadata> deletes) {
 
-  /** A desired object to write; {@code cached} is its current copy, or null when it must be created. */
-  public record Write(HasMetadata desired, HasMetadata cached) {
+  /**
+   * A desired object to write; {@code cached} is its current copy, or null when it must be created;
+   * {@code handover}, when not null, is applied first under a field manager of its own (an
+   * autoscaled app's replicas, see {@code autoscaling/Autoscaling}).
+   */
+  public record Write(HasMetadata desired, HasMetadata cached, HasMetadata handover) {
+
+    public Write(HasMetadata desired, HasMetadata cached) {
+      this(desired, cached, null);
+    }
   }
 
   public boolean isEmpty() {

@@ -6,12 +6,14 @@ import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.tenantry.api.WellKnown;
+import io.tenantry.controller.autoscaling.Autoscaling;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -62,7 +64,7 @@ public final class Converger {
       }
       keepImmutableFields(want, have);
       if (!Applier.upToDate(want, have)) {
-        writes.add(new ChangePlan.Write(want, have));
+        writes.add(new ChangePlan.Write(want, have, Autoscaling.handover(want, have).orElse(null)));
       }
     }
     List<HasMetadata> deletes = new ArrayList<>(existing.values().stream()
@@ -85,6 +87,8 @@ public final class Converger {
    */
   public List<WriteFailure> execute(ChangePlan plan, Predicate<HasMetadata> held) {
     List<WriteFailure> failures = new ArrayList<>();
+    // An HPA no longer wanted goes first: it must not scale the Deployment that gets fixed replicas back below.
+    delete(plan.deletes().stream().filter(o -> o instanceof HorizontalPodAutoscaler).toList(), failures);
     for (ChangePlan.Write write : plan.writes()) {
       if (held.test(write.desired())) {
         continue;
@@ -92,6 +96,9 @@ public final class Converger {
       try {
         if (replaces(write)) {
           writer.delete(write.cached());
+        }
+        if (write.handover() != null) {
+          writer.handOver(write.handover());
         }
         writer.write(write.desired(), write.cached() == null || replaces(write));
       } catch (KubernetesClientException e) {
@@ -101,7 +108,12 @@ public final class Converger {
         failures.add(WriteFailure.of(ObjectKey.of(write.desired()), e));
       }
     }
-    for (HasMetadata leftover : plan.deletes()) {
+    delete(plan.deletes().stream().filter(o -> !(o instanceof HorizontalPodAutoscaler)).toList(), failures);
+    return failures;
+  }
+
+  private void delete(List<HasMetadata> objects, List<WriteFailure> failures) {
+    for (HasMetadata leftover : objects) {
       try {
         writer.delete(leftover);
       } catch (KubernetesClientException e) {
@@ -111,7 +123,6 @@ public final class Converger {
         failures.add(WriteFailure.of(ObjectKey.of(leftover), e));
       }
     }
-    return failures;
   }
 
   /**

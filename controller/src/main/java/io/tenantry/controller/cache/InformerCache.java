@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
@@ -51,7 +52,7 @@ public final class InformerCache implements ClusterView, AutoCloseable {
   public static final List<Class<? extends HasMetadata>> OWNED_KINDS = List.of(
       Namespace.class, RoleBinding.class, NetworkPolicy.class, ResourceQuota.class, LimitRange.class,
       Secret.class, ConfigMap.class, Service.class, PodDisruptionBudget.class, StatefulSet.class, Deployment.class, Job.class,
-      PersistentVolumeClaim.class);
+      PersistentVolumeClaim.class, HorizontalPodAutoscaler.class);
 
   private static final String POOL_INDEX = "pool";
 

@@ -64,7 +64,8 @@ public record OperatorConfig(
     int maxConcurrentRollouts,
     @JsonPropertyDescription("Seconds a tenant may take to roll out its workload changes before it is marked Degraded and its slot freed.")
     int rolloutDeadlineSeconds,
-    @JsonPropertyDescription("Leave app Deployments' replicas to another controller (an HPA) once created.")
+    @JsonPropertyDescription("Deprecated (goes in the next release; a warning is logged): leave every app Deployment's replicas to"
+        + " another controller. Use spec.apps[].autoscaling instead.")
     boolean appReplicasManagedExternally,
     @JsonPropertyDescription("Retry backoff of failing syncs.")
     RateLimits rateLimits,
@@ -419,6 +420,14 @@ public record OperatorConfig(
 
   public Duration resyncPeriod() {
     return Duration.ofSeconds(resyncPeriodSeconds);
+  }
+
+  /** Settings accepted but on their way out, each with what replaces it. */
+  public List<String> warnings() {
+    return appReplicasManagedExternally()
+        ? List.of("appReplicasManagedExternally is deprecated and goes in the next release: set spec.apps[].autoscaling on"
+            + " the apps an HPA scales (the operator makes the HPA, and hands the replicas over from their live value)")
+        : List.of();
   }
 
   /** Throws naming every field that is out of range. */

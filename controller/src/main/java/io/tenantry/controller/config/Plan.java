@@ -43,7 +43,13 @@ public record Plan(
     Boolean hostUsers,
     @JsonPropertyDescription("How the tenant's databases are backed up: every 24h in a 4h window from 01:00 UTC, 7 daily"
         + " and 4 weekly kept, every 7th restored in a drill, 2h deadline, unless the plan says otherwise.")
-    BackupPolicy backup) {
+    BackupPolicy backup,
+    @JsonPropertyDescription("The most pods an autoscaled app may have (spec.apps[].autoscaling.maxReplicas above it is lowered to"
+        + " it, and reported); default 10.")
+    Integer maxReplicasPerApp) {
+
+  /** Pods an autoscaled app may reach unless its plan says otherwise. */
+  public static final int DEFAULT_MAX_REPLICAS_PER_APP = 10;
 
   /** The object counts a plan's quota holds at these unless it names them: enough that etcd cannot be filled by one tenant. */
   public static final Map<String, String> DEFAULT_OBJECT_COUNTS = defaultObjectCounts();
@@ -57,12 +63,19 @@ public record Plan(
     tolerations = tolerations == null ? List.of() : List.copyOf(tolerations);
     hostUsers = hostUsers == null ? Boolean.TRUE : hostUsers;
     backup = backup == null ? BackupPolicy.DEFAULT : backup;
+    maxReplicasPerApp = maxReplicasPerApp == null ? Integer.valueOf(DEFAULT_MAX_REPLICAS_PER_APP) : maxReplicasPerApp;
   }
 
   /** This plan with {@code quota} instead of its own. */
   public Plan withQuota(Map<String, String> quota) {
     return new Plan(quota, defaultRequest, defaultLimit, storageClassName, egress, priorityClassName, tolerations, hostUsers,
-        backup);
+        backup, maxReplicasPerApp);
+  }
+
+  /** This plan with {@code max} pods at most per autoscaled app. */
+  public Plan withMaxReplicasPerApp(int max) {
+    return new Plan(quota, defaultRequest, defaultLimit, storageClassName, egress, priorityClassName, tolerations, hostUsers,
+        backup, max);
   }
 
   private static Map<String, String> defaultObjectCounts() {
@@ -104,6 +117,9 @@ public record Plan(
       tolerations.get(i).validate(path + ".tolerations[" + i + "]", errors);
     }
     backup.validate(path + ".backup", errors);
+    if (maxReplicasPerApp < 1) {
+      errors.add(path + ".maxReplicasPerApp: must be at least 1");
+    }
   }
 
   private static void checkQuantities(String path, Map<String, String> values, List<String> errors) {

@@ -3,6 +3,7 @@ package io.tenantry.controller.lifecycle;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
 import io.tenantry.api.v1alpha1.AppSpec;
 import io.tenantry.api.v1alpha1.DatabaseSpec;
 import io.tenantry.controller.cache.ClusterView;
@@ -33,6 +34,13 @@ final class Observer {
         statefulSets.put(db.getName(), statefulSet);
       }
     }
-    return new StatusBuilder.Observed(cache.get(Namespace.class, null, ctx.namespace()), deployments, statefulSets);
+    Map<String, HorizontalPodAutoscaler> autoscalers = new HashMap<>();
+    for (AppSpec app : ctx.tenant().getSpec().getApps()) {
+      HorizontalPodAutoscaler autoscaler = cache.get(HorizontalPodAutoscaler.class, ctx.namespace(), Names.app(app.getName()));
+      if (autoscaler != null) {
+        autoscalers.put(app.getName(), autoscaler);
+      }
+    }
+    return new StatusBuilder.Observed(cache.get(Namespace.class, null, ctx.namespace()), deployments, statefulSets, autoscalers);
   }
 }

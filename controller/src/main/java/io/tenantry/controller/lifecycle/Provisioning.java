@@ -308,8 +308,9 @@ public final class Provisioning {
 
   private TenantStatus status(TenantContext ctx, Workloads workloads, SecretsStatus secretsStatus, RoutingStatus routingStatus) {
     String now = Timestamps.now(clock);
-    return StatusBuilder.withRouting(StatusBuilder.provisioned(ctx.tenant(), ctx.namespace(), Observer.observe(ctx, cache),
-        workloads, secretsStatus, now), ctx.tenant(), routingStatus, now);
+    StatusBuilder.Observed observed = Observer.observe(ctx, cache);
+    return StatusBuilder.withAutoscaling(StatusBuilder.withRouting(StatusBuilder.provisioned(ctx.tenant(), ctx.namespace(), observed,
+        workloads, secretsStatus, now), ctx.tenant(), routingStatus, now), ctx.tenant(), ctx.plan(), observed, now);
   }
 
   private TenantStatus degraded(TenantContext ctx, Workloads workloads, SecretsStatus secretsStatus, RoutingStatus routingStatus) {

@@ -2,6 +2,7 @@ package io.tenantry.controller.lifecycle;
 
 import static net.logstash.logback.argument.StructuredArguments.kv;
 
+import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.tenantry.api.Spares;
 import io.tenantry.api.Timestamps;
@@ -22,6 +23,7 @@ import io.tenantry.controller.queue.SyncResult;
 import io.tenantry.controller.queue.Ticker;
 import io.tenantry.controller.resources.TenantContext;
 import io.tenantry.controller.secrets.TemplateState;
+import io.tenantry.controller.status.Conditions;
 import io.tenantry.controller.status.Reason;
 import io.tenantry.controller.status.StatusBuilder;
 import java.time.Clock;
@@ -220,6 +222,7 @@ public final class TenantReconciler {
       events.record(tenant, EventType.Normal, Reason.StateChanged,
           "state " + (before == null ? "(none)" : before) + " -> " + status.getObservedState());
     }
+    clampedByPlan(tenant, previous, status);
     TenantPhase phaseBefore = previous == null ? null : previous.getPhase();
     if (!Objects.equals(phaseBefore, status.getPhase())) {
       String readyMessage = status.getConditions().isEmpty() ? "" : status.getConditions().get(0).getMessage();
@@ -230,6 +233,18 @@ public final class TenantReconciler {
           kv("to", status.getPhase()));
     }
     return true;
+  }
+
+  /** A Warning Event when the plan starts lowering an autoscaled app's bounds, or lowers them otherwise. */
+  private void clampedByPlan(Tenant tenant, TenantStatus previous, TenantStatus status) {
+    Optional<Condition> clamp = Conditions.find(status.getConditions(), Conditions.AUTOSCALED)
+        .filter(c -> Reason.ClampedByPlan.name().equals(c.getReason()));
+    Optional<Condition> before = previous == null ? Optional.empty()
+        : Conditions.find(previous.getConditions(), Conditions.AUTOSCALED);
+    if (clamp.isPresent() && !(before.isPresent() && clamp.get().getReason().equals(before.get().getReason())
+        && clamp.get().getMessage().equals(before.get().getMessage()))) {
+      events.record(tenant, EventType.Warning, Reason.ClampedByPlan, clamp.get().getMessage());
+    }
   }
 
   /** A short cause for conditions and logs; API errors carry the server's message, not the request body. */

@@ -253,6 +253,7 @@ public final class Operator implements AutoCloseable {
     }
     LOG.info("operator starting {} {} {} {}", kv("identity", identity), kv("httpPort", http.port()), kv("probePort", http.probePort()),
         kv("leaderElection", config.leaderElection().enabled()));
+    config.warnings().forEach(w -> LOG.warn("configuration {}", kv("warning", w)));
     if (!config.leaderElection().enabled()) {
       lead();
       return;

@@ -11,15 +11,20 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
 import io.tenantry.api.v1alpha1.AppSpec;
 import io.tenantry.api.v1alpha1.ConfigFile;
+import io.tenantry.controller.autoscaling.Autoscaling;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** One app of the tenant: a Deployment, a Service, its configuration files and, above one replica, a PodDisruptionBudget. */
+/**
+ * One app of the tenant: a Deployment, a Service, its configuration files, above one replica a
+ * PodDisruptionBudget and, autoscaled, a HorizontalPodAutoscaler.
+ */
 public final class AppModel {
 
   private AppModel() {
@@ -103,7 +108,14 @@ public final class AppModel {
         .build();
   }
 
-  /** Keeps all but one pod up through voluntary disruptions; only built when the app has more than one replica. */
+  /** The app's HorizontalPodAutoscaler, named as its Deployment; only built when the app is autoscaled. */
+  public static HorizontalPodAutoscaler horizontalPodAutoscaler(TenantContext ctx, AppSpec app, Autoscaling.Bounds bounds) {
+    return Autoscaling.horizontalPodAutoscaler(
+        ctx.meta(Names.app(app.getName()), Labels.workload(ctx.name(), Labels.COMPONENT_APP, app.getName())),
+        Names.app(app.getName()), bounds);
+  }
+
+  /** Keeps all but one pod up through voluntary disruptions; only built when the app has more than one replica (or as its floor). */
   public static PodDisruptionBudget podDisruptionBudget(TenantContext ctx, AppSpec app) {
     return new PodDisruptionBudgetBuilder()
         .withMetadata(ctx.meta(Names.app(app.getName()), Labels.workload(ctx.name(), Labels.COMPONENT_APP, app.getName())))

@@ -2,12 +2,15 @@ package io.tenantry.controller.resources;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.tenantry.api.v1alpha1.AppSpec;
 import io.tenantry.api.v1alpha1.DatabaseSpec;
+import io.tenantry.controller.autoscaling.Autoscaling;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Everything a tenant should have in the cluster, as a pure function of its spec, plan, the
@@ -56,18 +59,35 @@ public final class DesiredState {
         continue;
       }
       objects.add(AppModel.service(ctx, app));
-      if (workloads == Workloads.RUNNING && app.getReplicas() > 1) {
+      if (workloads == Workloads.RUNNING && Autoscaling.wantsDisruptionBudget(app, ctx.plan())) {
         objects.add(AppModel.podDisruptionBudget(ctx, app));
       }
+      Optional<Autoscaling.Bounds> bounds = Autoscaling.bounds(app, ctx.plan());
       String version = versions.get(app.getName());
       if (version != null) {
-        Integer replicas = workloads == Workloads.SCALED_TO_ZERO || workloads == Workloads.RESTORING ? Integer.valueOf(0)
-            : ctx.config().appReplicasManagedExternally() ? null : app.getReplicas();
-        objects.add(AppModel.deployment(ctx, app, version, replicas,
-            AppPod.restartHash(ctx, app, templatesByName, credentials)));
+        objects.add(appDeployment(ctx, app, version, workloads, bounds, AppPod.restartHash(ctx, app, templatesByName, credentials)));
       }
+      // After its Deployment: the HPA first meets it with its replicas handed over.
+      bounds.ifPresent(b -> objects.add(AppModel.horizontalPodAutoscaler(ctx, app, b)));
     }
     return objects;
+  }
+
+  /**
+   * An app's Deployment: at zero while the apps are stopped; else at its fixed replicas, or with
+   * its replicas left to its HPA (or, with the deprecated appReplicasManagedExternally, to whoever
+   * scales it), handed over from their live value ({@link Autoscaling}).
+   */
+  private static Deployment appDeployment(TenantContext ctx, AppSpec app, String version, Workloads workloads,
+      Optional<Autoscaling.Bounds> bounds, String restartHash) {
+    if (workloads == Workloads.SCALED_TO_ZERO || workloads == Workloads.RESTORING) {
+      return AppModel.deployment(ctx, app, version, 0, restartHash);
+    }
+    Deployment deployment = AppModel.deployment(ctx, app, version, app.fixedReplicas(), restartHash);
+    if (bounds.isPresent()) {
+      return Autoscaling.leftToAutoscaler(deployment, bounds.get().min());
+    }
+    return ctx.config().appReplicasManagedExternally() ? Autoscaling.leftToAutoscaler(deployment, 1) : deployment;
   }
 
   /**

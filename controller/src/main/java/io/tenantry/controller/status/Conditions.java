@@ -19,6 +19,7 @@ public final class Conditions {
   public static final String RESTORED = "Restored";
   public static final String MAJOR_UPGRADED = "MajorUpgraded";
   public static final String DATA_ARCHIVED = "DataArchived";
+  public static final String AUTOSCALED = "Autoscaled";
 
   private Conditions() {
   }

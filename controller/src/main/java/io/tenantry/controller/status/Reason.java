@@ -126,6 +126,12 @@ public enum Reason {
   BackupNotFound,
   /** restoreFrom names another tenant's backup and the operator does not allow cross-tenant restores. */
   CrossTenantRestoreRefused,
+  // Autoscaled
+  /** Every autoscaled app's HPA has the bounds its spec asks for. */
+  AsAsked,
+  /** An autoscaled app asks for more pods than its plan's maxReplicasPerApp: its HPA stops there. */
+  ClampedByPlan,
+
   // Ready (spare pools)
   BufferFull,
   Refilling,

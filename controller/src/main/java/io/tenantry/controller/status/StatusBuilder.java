@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
 import io.tenantry.api.v1alpha1.AppSpec;
 import io.tenantry.api.v1alpha1.AppStatus;
 import io.tenantry.api.v1alpha1.ArchiveStatus;
@@ -15,6 +16,8 @@ import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.api.v1alpha1.TenantStatus;
+import io.tenantry.controller.autoscaling.Autoscaling;
+import io.tenantry.controller.config.Plan;
 import io.tenantry.controller.resources.Labels;
 import io.tenantry.controller.resources.Workloads;
 import io.tenantry.controller.rollout.Readiness;
@@ -31,7 +34,12 @@ import java.util.stream.Collectors;
 public final class StatusBuilder {
 
   /** What the cache shows of a tenant's namespace and workloads, keyed by app and database name. */
-  public record Observed(Namespace namespace, Map<String, Deployment> deployments, Map<String, StatefulSet> statefulSets) {
+  public record Observed(Namespace namespace, Map<String, Deployment> deployments, Map<String, StatefulSet> statefulSets,
+      Map<String, HorizontalPodAutoscaler> autoscalers) {
+
+    public Observed(Namespace namespace, Map<String, Deployment> deployments, Map<String, StatefulSet> statefulSets) {
+      this(namespace, deployments, statefulSets, Map.of());
+    }
   }
 
   private StatusBuilder() {
@@ -94,6 +102,41 @@ public final class StatusBuilder {
     status.setConditions(conditions);
     status.setUrls(routing.urls().isEmpty() ? null : routing.urls());
     return status;
+  }
+
+  /**
+   * Adds each app's pods in short form ({@code status.replicas}) and, when an app is autoscaled,
+   * the Autoscaled condition: True with each app's bounds, False naming each app whose bounds the
+   * plan lowered.
+   */
+  public static TenantStatus withAutoscaling(TenantStatus status, Tenant tenant, Plan plan, Observed observed, String now) {
+    TenantStatus result = copyOf(status);
+    result.setReplicas(Autoscaling.summary(tenant.getSpec().getApps(), observed.deployments(), observed.autoscalers()));
+    List<String> asAsked = new ArrayList<>();
+    List<String> clamped = new ArrayList<>();
+    for (AppSpec app : tenant.getSpec().getApps()) {
+      Autoscaling.bounds(app, plan).ifPresent(b -> {
+        if (b.clamped()) {
+          clamped.add(app.getName() + ": maxReplicas " + app.getAutoscaling().getMaxReplicas() + " is above the plan's "
+              + plan.maxReplicasPerApp() + ", its HPA scales " + b.min() + "-" + b.max());
+        } else {
+          asAsked.add(app.getName() + " " + b.min() + "-" + b.max() + " at " + b.targetCpu() + "% CPU");
+        }
+      });
+    }
+    if (asAsked.isEmpty() && clamped.isEmpty()) {
+      return result;
+    }
+    List<Condition> previous = tenant.getStatus() == null ? List.of() : tenant.getStatus().getConditions();
+    List<Condition> conditions = new ArrayList<>(result.getConditions());
+    conditions.removeIf(c -> Conditions.AUTOSCALED.equals(c.getType()));
+    conditions.add(clamped.isEmpty()
+        ? Conditions.condition(previous, Conditions.AUTOSCALED, true, Reason.AsAsked, "scaled by their HPA: "
+            + String.join(", ", asAsked), tenant.getMetadata().getGeneration(), now)
+        : Conditions.condition(previous, Conditions.AUTOSCALED, false, Reason.ClampedByPlan, String.join("; ", clamped),
+            tenant.getMetadata().getGeneration(), now));
+    result.setConditions(conditions);
+    return result;
   }
 
   /**
@@ -315,6 +358,7 @@ public final class StatusBuilder {
     status.setObservedState(previous.getObservedState());
     status.setNamespace(previous.getNamespace());
     status.setVersions(previous.getVersions());
+    status.setReplicas(previous.getReplicas());
     status.setConditions(new ArrayList<>(previous.getConditions()));
     status.setApps(new ArrayList<>(previous.getApps()));
     status.setDatabases(new ArrayList<>(previous.getDatabases()));

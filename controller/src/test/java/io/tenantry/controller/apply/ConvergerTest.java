@@ -15,11 +15,13 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
+import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscalerBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.SubjectBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.tenantry.api.WellKnown;
+import io.tenantry.controller.autoscaling.Autoscaling;
 import java.net.ConnectException;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -40,6 +42,11 @@ class ConvergerTest {
             .withMessage(desired.getKind() + " \"" + desired.getMetadata().getName() + "\" is invalid: spec: Forbidden").build());
       }
       calls.add((create ? "create " : "apply ") + ObjectKey.of(desired));
+    }
+
+    @Override
+    public void handOver(HasMetadata fields) {
+      calls.add("handover " + ObjectKey.of(fields) + " replicas " + ((Deployment) fields).getSpec().getReplicas());
     }
 
     @Override
@@ -149,6 +156,11 @@ class ConvergerTest {
       }
 
       @Override
+      public void handOver(HasMetadata fields) {
+        throw new AssertionError("no hand-over here");
+      }
+
+      @Override
       public void delete(HasMetadata cached) {
         calls.add("delete " + ObjectKey.of(cached));
       }
@@ -202,5 +214,38 @@ class ConvergerTest {
         .endSpec().endTemplate().addNewVolumeClaimTemplate().withNewMetadata().withName(claim).endMetadata().withNewSpec()
         .withNewResources().addToRequests("storage", new Quantity(size)).endResources().endSpec().endVolumeClaimTemplate()
         .endSpec().build();
+  }
+
+  @Test
+  void theFirstApplyLeavingReplicasToAnAutoscalerHandsThemOverAtTheirLiveValueFirstAndLaterAppliesDoNot() {
+    Deployment fixed = deployment("web:1");
+    fixed.getSpec().setReplicas(4);
+    Deployment autoscaled = Autoscaling.leftToAutoscaler(deployment("web:1"), 2);
+
+    converger.execute(Converger.plan(List.of(autoscaled), List.of(fixed)), o -> false);
+    assertThat(calls).containsExactly("handover Deployment t/web replicas 4", "apply Deployment t/web");
+
+    calls.clear();
+    Deployment scaledByItsHpa = Autoscaling.leftToAutoscaler(deployment("web:1"), 2);
+    scaledByItsHpa.getSpec().setReplicas(5);
+    assertThat(Converger.plan(List.of(autoscaled), List.of(scaledByItsHpa)).isEmpty()).as("the HPA's 5 costs no write").isTrue();
+
+    Deployment frozen = deployment("web:1");
+    frozen.getSpec().setReplicas(0);
+    converger.execute(Converger.plan(List.of(autoscaled), List.of(frozen)), o -> false);
+    assertThat(calls).as("a thaw hands over the floor").containsExactly("handover Deployment t/web replicas 2",
+        "apply Deployment t/web");
+  }
+
+  @Test
+  void anAutoscalerNoLongerWantedIsDeletedBeforeItsDeploymentGetsFixedReplicas() {
+    Deployment scaled = Autoscaling.leftToAutoscaler(deployment("web:1"), 2);
+    scaled.getSpec().setReplicas(5);
+    HasMetadata hpa = new HorizontalPodAutoscalerBuilder().withNewMetadata().withName("web").withNamespace("t").endMetadata()
+        .build();
+
+    converger.execute(Converger.plan(List.of(deployment("web:1")), List.of(scaled, hpa)), o -> false);
+
+    assertThat(calls).containsExactly("delete HorizontalPodAutoscaler t/web", "apply Deployment t/web");
   }
 }

@@ -865,7 +865,8 @@ class BackupIT {
     assertThat(Conditions.find(refused.getStatus().getConditions(), Conditions.RESTORED).orElseThrow().getReason())
         .isEqualTo("CrossTenantRestoreRefused");
     assertThat(Conditions.find(refused.getStatus().getConditions(), Conditions.READY).orElseThrow().getReason())
-        .isEqualTo("Restoring");
+        .as("no retry mends it").isEqualTo("CrossTenantRestoreRefused");
+    assertThat(refused.getStatus().getPhase()).isEqualTo(TenantPhase.Degraded);
     assertThat(client.apps().deployments().inNamespace(namespace(clone)).withName("app-web").get())
         .as("the apps wait: none is made before its data is restored").isNull();
     assertThat(warnings(clone)).contains("CrossTenantRestoreRefused");

@@ -46,7 +46,7 @@ public final class ControllerBenchmark {
   /** What the operator reads and writes; the API server's own housekeeping (leases, endpoints, ...) is left out. */
   private static final Set<String> OPERATOR_RESOURCES = Set.of("tenants", "namespaces", "roles", "rolebindings",
       "networkpolicies", "resourcequotas", "limitranges", "secrets", "services", "poddisruptionbudgets",
-      "statefulsets", "deployments", "events");
+      "statefulsets", "deployments", "horizontalpodautoscalers", "events");
 
   /** docs/benchmarks.md's limit on the heap per tenant, guarded when measured on this many tenants or more. */
   private static final double HEAP_LIMIT_KIB = 50;

@@ -83,7 +83,7 @@ public final class ProvisioningBenchmark {
   /** What the operator and kubectl write here (ControllerBenchmark's set, with ConfigMaps and Jobs). */
   private static final Set<String> OWNED_RESOURCES = Set.of("tenants", "namespaces", "rolebindings", "networkpolicies",
       "resourcequotas", "limitranges", "secrets", "configmaps", "services", "poddisruptionbudgets", "statefulsets",
-      "deployments", "jobs", "events");
+      "deployments", "horizontalpodautoscalers", "jobs", "events");
   /** A response line of kubectl's -v=6 log. */
   private static final Pattern KUBECTL_RESPONSE = Pattern.compile("\"Response\" verb=\"(\\w+)\" url=\"([^\"]+)\"");
   private static final SecureRandom RANDOM = new SecureRandom();

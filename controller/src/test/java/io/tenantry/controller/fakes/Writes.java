@@ -84,6 +84,11 @@ public final class Writes implements ObjectWriter, TenantWriter, EventRecorder, 
   }
 
   @Override
+  public void handOver(HasMetadata fields) {
+    log.add("handover " + ObjectKey.of(fields));
+  }
+
+  @Override
   public void delete(HasMetadata cached) {
     log.add("delete " + ObjectKey.of(cached));
     if (cached instanceof Namespace) {

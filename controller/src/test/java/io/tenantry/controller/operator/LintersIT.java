@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.tenantry.api.v1alpha1.AutoscalingSpec;
 import io.tenantry.api.v1alpha1.DatabaseEngine;
 import io.tenantry.api.v1alpha1.DatabaseSpec;
 import io.tenantry.api.v1alpha1.Tenant;
@@ -72,7 +73,8 @@ class LintersIT {
     String name = uniqueName("score");
     Tenant tenant = OperatorHarness.workingTenant(name);
     tenant.getSpec().getDatabases().add(new DatabaseSpec("reports", DatabaseEngine.MYSQL, "8.4", "1Gi"));
-    tenant.getSpec().getApps().get(0).setReplicas(2);
+    tenant.getSpec().getApps().get(0).setReplicas(null);
+    tenant.getSpec().getApps().get(0).setAutoscaling(new AutoscalingSpec(2, 4, 80)); // an HPA, and a PDB above a floor of 1
     client.resources(Tenant.class).resource(tenant).create();
     // Ready on the simulated cluster: the namespace enforces Pod Security "restricted", so every generated pod was admitted.
     awaitPhase(client, name, TenantPhase.Ready, Duration.ofSeconds(120));

@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.api.model.ResourceQuota;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
 import io.fabric8.kubernetes.api.model.networking.v1.IPBlock;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyEgressRule;
@@ -21,12 +22,14 @@ import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.tenantry.api.v1alpha1.AppRoute;
 import io.tenantry.api.v1alpha1.AppSpec;
+import io.tenantry.api.v1alpha1.AutoscalingSpec;
 import io.tenantry.api.v1alpha1.DatabaseEngine;
 import io.tenantry.api.v1alpha1.DatabaseSpec;
 import io.tenantry.api.v1alpha1.EnvVar;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantSpec;
 import io.tenantry.api.v1alpha1.TenantState;
+import io.tenantry.controller.autoscaling.Autoscaling;
 import io.tenantry.controller.config.Cidr;
 import io.tenantry.controller.config.OperatorConfig;
 import java.util.List;
@@ -247,12 +250,45 @@ class DesiredStateTest {
   }
 
   @Test
-  void externallyManagedReplicasAreLeftOutOfTheDeployment() {
+  void externallyManagedReplicasAreLeftOutOfTheDeploymentAndHandedOverFromOne() {
     OperatorConfig config = OperatorConfig.defaults();
     config = config.with("appReplicasManagedExternally: true");
+    assertThat(config.warnings()).singleElement().asString().contains("spec.apps[].autoscaling");
     List<HasMetadata> objects = desired(context(tenant(), config), CREDENTIALS, List.of(), Workloads.RUNNING);
-    assertThat(objects).filteredOn(o -> o instanceof Deployment)
-        .allSatisfy(o -> assertThat(((Deployment) o).getSpec().getReplicas()).isNull());
+    assertThat(objects).filteredOn(o -> o instanceof Deployment).allSatisfy(o -> {
+      assertThat(((Deployment) o).getSpec().getReplicas()).isNull();
+      assertThat(o.getMetadata().getAnnotations()).containsEntry(Autoscaling.MIN_REPLICAS, "1");
+    });
+    assertThat(OperatorConfig.defaults().warnings()).isEmpty();
+  }
+
+  @Test
+  void anAutoscaledAppGetsAnAutoscalerAfterItsDeploymentWhichCarriesNoReplicasUnlessStopped() {
+    Tenant tenant = tenant();
+    AppSpec web = tenant.getSpec().getApps().get(0);
+    web.setReplicas(null);
+    web.setAutoscaling(new AutoscalingSpec(2, 40, 70));
+    TenantContext ctx = context(tenant, OperatorConfig.defaults());
+
+    List<HasMetadata> running = desired(ctx, CREDENTIALS, List.of(), Workloads.RUNNING);
+    assertThat(keys(running)).containsSubsequence("Deployment/app-web", "HorizontalPodAutoscaler/app-web");
+    assertThat(keys(running)).contains("PodDisruptionBudget/app-web");
+    Deployment deployment = (Deployment) running.get(keys(running).indexOf("Deployment/app-web"));
+    assertThat(deployment.getSpec().getReplicas()).isNull();
+    assertThat(deployment.getMetadata().getAnnotations()).containsEntry(Autoscaling.MIN_REPLICAS, "2");
+    HorizontalPodAutoscaler hpa = (HorizontalPodAutoscaler) running.get(keys(running).indexOf("HorizontalPodAutoscaler/app-web"));
+    assertThat(hpa.getSpec().getMaxReplicas()).as("the plan's 10").isEqualTo(10);
+    assertThat(hpa.getMetadata().getLabels()).containsEntry(Labels.MANAGED_BY, Labels.MANAGER);
+    Deployment worker = (Deployment) running.get(keys(running).indexOf("Deployment/app-worker"));
+    assertThat(worker.getSpec().getReplicas()).as("a fixed app keeps its replicas").isEqualTo(1);
+
+    List<HasMetadata> frozen = desired(ctx, CREDENTIALS, List.of(), Workloads.SCALED_TO_ZERO);
+    Deployment stopped = (Deployment) frozen.get(keys(frozen).indexOf("Deployment/app-web"));
+    assertThat(stopped.getSpec().getReplicas()).isZero();
+    assertThat(stopped.getMetadata().getAnnotations()).doesNotContainKey(Autoscaling.MIN_REPLICAS);
+    assertThat(keys(frozen)).as("the HPA stays: it does not scale a Deployment at zero").contains("HorizontalPodAutoscaler/app-web");
+
+    assertThat(keys(desired(ctx, CREDENTIALS, List.of(), Workloads.REMOVED))).noneMatch(k -> k.startsWith("HorizontalPodAutoscaler"));
   }
 
   @ParameterizedTest

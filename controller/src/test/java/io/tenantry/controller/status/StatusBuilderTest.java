@@ -4,14 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
 import io.tenantry.api.v1alpha1.AppSpec;
+import io.tenantry.api.v1alpha1.AutoscalingSpec;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.api.v1alpha1.TenantSpec;
 import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.api.v1alpha1.TenantStatus;
+import io.tenantry.controller.autoscaling.Autoscaling;
+import io.tenantry.controller.config.OperatorConfig;
+import io.tenantry.controller.config.Plan;
 import io.tenantry.controller.resources.Labels;
 import io.tenantry.controller.resources.Workloads;
 import java.util.Map;
@@ -158,5 +164,36 @@ class StatusBuilderTest {
     });
     assertThat(failed.getConditions()).filteredOn(c -> Conditions.RESTORED.equals(c.getType())).singleElement()
         .satisfies(c -> assertThat(c.getReason()).isEqualTo("RestoreFailed"));
+  }
+
+  @Test
+  void autoscaledAppsShowTheirBoundsAndAClampByThePlanIsAFalseAutoscaledCondition() {
+    Tenant tenant = tenant("1.0");
+    tenant.getSpec().getApps().get(0).setReplicas(null);
+    tenant.getSpec().getApps().get(0).setAutoscaling(new AutoscalingSpec(1, 8, 70));
+    String now = "2026-01-01T00:00:00Z";
+    Plan small = OperatorConfig.defaults().plans().get("standard").withMaxReplicasPerApp(3);
+    HorizontalPodAutoscaler hpa = Autoscaling.horizontalPodAutoscaler(new ObjectMetaBuilder().withName("app-web").build(),
+        "app-web", Autoscaling.bounds(tenant.getSpec().getApps().get(0), small).orElseThrow());
+    StatusBuilder.Observed observed = new StatusBuilder.Observed(NS, Map.of("web", deployment("1.0", 1, 1, 2, 2)), Map.of(),
+        Map.of("web", hpa));
+    TenantStatus status = StatusBuilder.withAutoscaling(build(tenant, deployment("1.0", 1, 1, 2, 2), now), tenant, small,
+        observed, now);
+
+    assertThat(status.getReplicas()).isEqualTo("web=2 (1-3)");
+    assertThat(status.getConditions()).filteredOn(c -> Conditions.AUTOSCALED.equals(c.getType())).singleElement()
+        .satisfies(c -> {
+          assertThat(c.getStatus()).isEqualTo("False");
+          assertThat(c.getReason()).isEqualTo("ClampedByPlan");
+          assertThat(c.getMessage()).isEqualTo("web: maxReplicas 8 is above the plan's 3, its HPA scales 1-3");
+        });
+
+    Plan standard = OperatorConfig.defaults().plans().get("standard");
+    assertThat(StatusBuilder.withAutoscaling(build(tenant, deployment("1.0", 1, 1, 2, 2), now), tenant, standard, observed, now)
+        .getConditions()).filteredOn(c -> Conditions.AUTOSCALED.equals(c.getType())).singleElement()
+        .satisfies(c -> assertThat(c.getMessage()).isEqualTo("scaled by their HPA: web 1-8 at 70% CPU"));
+    assertThat(StatusBuilder.withAutoscaling(build(tenant("1.0"), deployment("1.0", 1, 1, 2, 2), now), tenant("1.0"), standard,
+        new StatusBuilder.Observed(NS, Map.of("web", deployment("1.0", 1, 1, 2, 2)), Map.of()), now).getConditions())
+        .as("no autoscaled app, no condition").noneMatch(c -> Conditions.AUTOSCALED.equals(c.getType()));
   }
 }
