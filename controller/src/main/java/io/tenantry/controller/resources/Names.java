@@ -46,6 +46,16 @@ public final class Names {
     return "db-" + database + "-binding";
   }
 
+  /** The PgBouncer in front of {@code database} (spec.databases[].pooler): its Deployment and Service. */
+  public static String pooler(String database) {
+    return "db-" + database + "-pooler";
+  }
+
+  /** The Secret holding the pooler's pgbouncer.ini and userlist.txt. */
+  public static String poolerConfig(String database) {
+    return "db-" + database + "-pooler-config";
+  }
+
   public static String credentials(String database) {
     return "db-" + database + "-credentials";
   }
