@@ -43,7 +43,10 @@ public record Plan(
     Boolean hostUsers,
     @JsonPropertyDescription("How the tenant's databases are backed up: every 24h in a 4h window from 01:00 UTC, 7 daily"
         + " and 4 weekly kept, every 7th restored in a drill, 2h deadline, unless the plan says otherwise.")
-    BackupPolicy backup) {
+    BackupPolicy backup,
+    @JsonPropertyDescription("What the poolers of one database (spec.databases[].pooler) may open on its server: 40 connections"
+        + " together unless the plan says otherwise.")
+    PoolerPolicy pooler) {
 
   /** The object counts a plan's quota holds at these unless it names them: enough that etcd cannot be filled by one tenant. */
   public static final Map<String, String> DEFAULT_OBJECT_COUNTS = defaultObjectCounts();
@@ -57,12 +60,13 @@ public record Plan(
     tolerations = tolerations == null ? List.of() : List.copyOf(tolerations);
     hostUsers = hostUsers == null ? Boolean.TRUE : hostUsers;
     backup = backup == null ? BackupPolicy.DEFAULT : backup;
+    pooler = pooler == null ? PoolerPolicy.DEFAULT : pooler;
   }
 
   /** This plan with {@code quota} instead of its own. */
   public Plan withQuota(Map<String, String> quota) {
     return new Plan(quota, defaultRequest, defaultLimit, storageClassName, egress, priorityClassName, tolerations, hostUsers,
-        backup);
+        backup, pooler);
   }
 
   private static Map<String, String> defaultObjectCounts() {
@@ -104,6 +108,7 @@ public record Plan(
       tolerations.get(i).validate(path + ".tolerations[" + i + "]", errors);
     }
     backup.validate(path + ".backup", errors);
+    pooler.validate(path + ".pooler", errors);
   }
 
   private static void checkQuantities(String path, Map<String, String> values, List<String> errors) {

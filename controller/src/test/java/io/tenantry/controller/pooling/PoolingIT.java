@@ -77,9 +77,11 @@ class PoolingIT {
   void startPooler() throws Exception {
     PoolerSpec pooler = new PoolerSpec(PoolerMode.TRANSACTION, POOL, 100, 1);
     ctx = PoolerModelTest.context(pooler);
-    PoolerBudget.Outcome budget = PoolerBudget.check("spec.databases[0].pooler", pooler, 20, 100);
-    assertThat(budget).isEqualTo(new PoolerBudget.Fits(20));
-    PgBouncerConfig config = PoolerModel.config(ctx, PoolerModelTest.main(ctx), CREDENTIALS, 20)
+    // The standard plan's budget against PostgreSQL's default max_connections (100), the test server's.
+    PoolerBudget.Outcome budget = PoolerBudget.check("spec.databases[0].pooler", pooler,
+        ctx.plan().pooler().maxServerConnections(), 100);
+    assertThat(budget).isEqualTo(new PoolerBudget.Fits(40));
+    PgBouncerConfig config = PoolerModel.config(ctx, PoolerModelTest.main(ctx), CREDENTIALS, 40)
         .withServer(postgres.host(), postgres.port());
     pgbouncer = PgBouncerProcess.start(tracksPreparedStatements ? config : config.without(PgBouncerConfig.LACKED_BY_1_18));
   }
@@ -121,7 +123,8 @@ class PoolingIT {
     String defaults = local(binding.get("jdbc-url")).replace("?prepareThreshold=0", "");
     assertThat(defaults).doesNotContain("prepareThreshold");
     Queue<String> errors = run("defaults", defaults, binding, 40);
-    System.out.printf("PoolingIT: default prepared statements, %d errors (statements and rollbacks) in %d transactions%n", errors.size(), CLIENTS * 40);
+    System.out.printf("PoolingIT: default prepared statements, %d errors (statements and rollbacks) in %d transactions%n",
+        errors.size(), CLIENTS * 40);
     if (tracksPreparedStatements) {
       // 1.21+ with max_prepared_statements keeps each client's statements across server connections.
       assertThat(errors).as("errors on PgBouncer with max_prepared_statements").isEmpty();
