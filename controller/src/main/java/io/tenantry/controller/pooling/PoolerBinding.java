@@ -6,6 +6,7 @@ import io.tenantry.api.v1alpha1.PoolerMode;
 import io.tenantry.controller.binding.ServiceBinding;
 import io.tenantry.controller.resources.DatabaseCredentials;
 import io.tenantry.controller.resources.DatabaseModel;
+import io.tenantry.controller.resources.Names;
 import io.tenantry.controller.resources.TenantContext;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -42,7 +43,13 @@ public final class PoolerBinding {
 
   /** The binding Secret of a database with a pooler: the name and type of {@link DatabaseModel#bindingSecret}, these keys. */
   public static Secret secret(TenantContext ctx, DatabaseSpec db, DatabaseCredentials credentials) {
-    return DatabaseModel.bindingSecret(ctx, db, credentials, entries(ctx, db, credentials));
+    return DatabaseModel.bindingSecret(ctx, db, credentials, Names.binding(db.getName()), entries(ctx, db, credentials));
+  }
+
+  /** The direct binding migration Jobs read while the database has a pooler ({@link Names#directBinding}). */
+  public static Secret directSecret(TenantContext ctx, DatabaseSpec db, DatabaseCredentials credentials) {
+    return DatabaseModel.bindingSecret(ctx, db, credentials, Names.directBinding(db.getName()),
+        DatabaseModel.binding(ctx, db, credentials).entries());
   }
 
   /** {@code jdbc:postgresql://<host>:<port>/<database>?prepareThreshold=0}: no server-side prepared statements. */

@@ -16,7 +16,8 @@ import java.util.Objects;
  * The poolers of a tenant, all or nothing: every database's pooler is checked against its budget
  * ({@link PoolerBudget}) before any object is built, so that a refused one leaves the tenant as it
  * is. What is built goes over the tenant's other desired objects ({@link #over}): the pooler's
- * own, and the apps' binding Secret of a pooled database in place of the direct one.
+ * own, the apps' binding Secret of a pooled database in place of the direct one, and the direct
+ * binding its migration Jobs read instead.
  */
 public final class Pooling {
 
@@ -67,6 +68,7 @@ public final class Pooling {
       objects.addAll(PoolerModel.objects(ctx, db, dbCredentials, workloads, max));
       if (workloads != Workloads.REMOVED) {
         objects.add(PoolerBinding.secret(ctx, db, dbCredentials));
+        objects.add(PoolerBinding.directSecret(ctx, db, dbCredentials));
       }
     });
     return new Desired(objects);

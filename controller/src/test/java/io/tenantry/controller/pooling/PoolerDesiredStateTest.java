@@ -22,13 +22,15 @@ class PoolerDesiredStateTest {
       "audit", new DatabaseCredentials("tenant", "audit-pw", "1", "a1"));
 
   @Test
-  void aPooledDatabaseAddsItsPoolerAndItsAppsBindingReachesItOthersAreUnchanged() {
+  void aPooledDatabaseAddsItsPoolerItsAppsBindingReachesItAndMigrationsGetADirectOne() {
     TenantContext ctx = PoolerModelTest.context(new PoolerSpec());
     List<HasMetadata> desired = DesiredState.of(ctx, CREDENTIALS, List.of(), Workloads.RUNNING, Map.of(), Map.of());
     List<HasMetadata> pooled = Pooling.over(desired, objects(ctx, Workloads.RUNNING));
-    assertThat(pooled).hasSize(desired.size() + 3);
-    assertThat(names(pooled)).contains("Secret/db-main-pooler-config", "Service/db-main-pooler", "Deployment/db-main-pooler");
+    assertThat(pooled).hasSize(desired.size() + 4);
+    assertThat(names(pooled)).contains("Secret/db-main-pooler-config", "Service/db-main-pooler", "Deployment/db-main-pooler",
+        "Secret/db-main-direct-binding");
     assertThat(host(pooled, "db-main-binding")).isEqualTo("db-main-pooler.tenant-acme.svc.cluster.local");
+    assertThat(host(pooled, "db-main-direct-binding")).as("the migrations'").isEqualTo("db-main.tenant-acme.svc.cluster.local");
     assertThat(host(pooled, "db-cache-binding")).isEqualTo(host(desired, "db-cache-binding"));
     assertThat(names(pooled).indexOf("Secret/db-main-binding")).as("in place").isEqualTo(names(desired).indexOf("Secret/db-main-binding"));
   }
