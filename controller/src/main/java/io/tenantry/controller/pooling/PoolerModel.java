@@ -165,7 +165,11 @@ public final class PoolerModel {
         .build(), ctx.plan());
   }
 
-  /** PgBouncer itself, bypassing the image's entrypoint script: the configuration is complete as mounted. */
+  /**
+   * PgBouncer itself, bypassing the image's entrypoint script: the configuration is complete as
+   * mounted. Ready once it accepts connections; no liveness probe: one on the same port would only
+   * see a listener gone with its process, which restarts the container anyway.
+   */
   private static Container container(TenantContext ctx) {
     return new ContainerBuilder()
         .withName(PORT_NAME)
@@ -175,8 +179,6 @@ public final class PoolerModel {
         .addNewVolumeMount().withName(CONFIG_VOLUME).withMountPath(PgBouncerConfig.DIRECTORY).withReadOnly(true).endVolumeMount()
         .withNewReadinessProbe().withNewTcpSocket().withPort(new IntOrString(PORT_NAME)).endTcpSocket()
         .withPeriodSeconds(5).withTimeoutSeconds(2).withFailureThreshold(3).endReadinessProbe()
-        .withNewLivenessProbe().withNewTcpSocket().withPort(new IntOrString(PORT_NAME)).endTcpSocket()
-        .withInitialDelaySeconds(10).withPeriodSeconds(10).withTimeoutSeconds(5).withFailureThreshold(6).endLivenessProbe()
         .withSecurityContext(PodSecurity.container(true))
         .build();
   }

@@ -50,6 +50,7 @@ class PoolerModelTest {
     assertThat(container.getImage()).isEqualTo("ghcr.io/cloudnative-pg/pgbouncer:1.24.0");
     assertThat(container.getCommand()).containsExactly("/usr/bin/pgbouncer", "/etc/pgbouncer/pgbouncer.ini");
     assertThat(container.getReadinessProbe().getTcpSocket().getPort().getStrVal()).isEqualTo("pgbouncer");
+    assertThat(container.getLivenessProbe()).as("kube-score: not the readiness probe again").isNull();
     assertThat(container.getPorts().get(0).getContainerPort()).isEqualTo(5432);
     assertThat(container.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
     assertThat(container.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
