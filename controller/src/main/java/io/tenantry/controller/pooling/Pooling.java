@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 
 /**
  * The poolers of a tenant, all or nothing: every database's pooler is checked against its budget
@@ -44,6 +43,10 @@ public final class Pooling {
    * @param workloads Frozen puts the poolers at zero pods; Archived removes them and gives the binding back to the database
    */
   public static Outcome desired(TenantContext ctx, Map<String, DatabaseCredentials> credentials, Workloads workloads) {
+    if (workloads == Workloads.REMOVED) {
+      // Nothing of a pooler is made, so no budget can stand in the way of archiving.
+      return new Desired(List.of());
+    }
     List<DatabaseSpec> databases = ctx.tenant().getSpec().getDatabases();
     Map<DatabaseSpec, Integer> maxDbConnections = new LinkedHashMap<>();
     for (int i = 0; i < databases.size(); i++) {
@@ -64,12 +67,13 @@ public final class Pooling {
     }
     List<HasMetadata> objects = new ArrayList<>();
     maxDbConnections.forEach((db, max) -> {
-      DatabaseCredentials dbCredentials = Objects.requireNonNull(credentials.get(db.getName()), "credentials of " + db.getName());
-      objects.addAll(PoolerModel.objects(ctx, db, dbCredentials, workloads, max));
-      if (workloads != Workloads.REMOVED) {
-        objects.add(PoolerBinding.secret(ctx, db, dbCredentials));
-        objects.add(PoolerBinding.directSecret(ctx, db, dbCredentials));
+      DatabaseCredentials dbCredentials = credentials.get(db.getName());
+      if (dbCredentials == null) {
+        throw new IllegalArgumentException("no credentials for database " + db.getName());
       }
+      objects.addAll(PoolerModel.objects(ctx, db, dbCredentials, workloads, max));
+      objects.add(PoolerBinding.secret(ctx, db, dbCredentials));
+      objects.add(PoolerBinding.directSecret(ctx, db, dbCredentials));
     });
     return new Desired(objects);
   }

@@ -61,6 +61,13 @@ class PoolerDesiredStateTest {
   }
 
   @Test
+  void anArchivedTenantsPoolerIsNotCheckedAgainstABudgetAsNoneIsMade() {
+    TenantContext ctx = PoolerModelTest.context(new PoolerSpec(PoolerMode.TRANSACTION, 41, 100, 1));
+    assertThat(Pooling.desired(ctx, CREDENTIALS, Workloads.REMOVED)).isEqualTo(new Pooling.Desired(List.of()));
+    assertThat(Pooling.desired(ctx, CREDENTIALS, Workloads.SCALED_TO_ZERO)).isInstanceOf(Pooling.Refused.class);
+  }
+
+  @Test
   void aPoolerOnAnotherEngineIsRefused() {
     TenantContext ctx = PoolerModelTest.context(null);
     ctx.tenant().getSpec().getDatabases().get(1).setPooler(new PoolerSpec());
