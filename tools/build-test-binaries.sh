@@ -172,7 +172,7 @@ postgresql_client() {
 
 # The pooling test runs PgBouncer as the pooler's pod would. Debian's package, installed by name
 # and checked to be the pinned minor (the test says which of the rendered settings it lacks).
-pgbouncer() {
+pgbouncer_package() {
   local binary=/usr/sbin/pgbouncer
   if [[ ! -x "$binary" ]]; then
     command -v apt-get >/dev/null || { log "$binary is missing and there is no apt-get: install PgBouncer $PGBOUNCER_MINOR"; exit 1; }
@@ -206,6 +206,6 @@ go_install helm "helm.sh/helm/v3/cmd/helm@v$HELM_VERSION" -ldflags="-s -w -X hel
 gateway_api_crds
 build_traefik
 postgresql_client
-pgbouncer
+pgbouncer_package
 
 log "done: KUBE_API_TEST_DIR=$cache, binaries in $k8s_dir and $bin_dir"
