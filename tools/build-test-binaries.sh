@@ -9,6 +9,7 @@
 #       (the layout io.fabric8:kube-api-test expects under KUBE_API_TEST_DIR=$TENANTRY_CACHE)
 #   $TENANTRY_CACHE/bin/{kwok,kwokctl,fake-gcs-server,kube-score,promtool,traefik}
 #   $TENANTRY_CACHE/gateway-api/v<version>/*.yaml   the Gateway API's standard CRDs
+# and installs two Debian packages by name: PostgreSQL's client tools and PgBouncer.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -169,6 +170,25 @@ postgresql_client() {
     || { "${sudo[@]}" apt-get update -q >&2 && "${sudo[@]}" apt-get install -y -q "postgresql-client-$POSTGRESQL_CLIENT_MAJOR" >&2; }
 }
 
+# The pooling test runs PgBouncer as the pooler's pod would. Debian's package, installed by name
+# and checked to be the pinned minor (the test says which of the rendered settings it lacks).
+pgbouncer_package() {
+  local binary=/usr/sbin/pgbouncer
+  if [[ ! -x "$binary" ]]; then
+    command -v apt-get >/dev/null || { log "$binary is missing and there is no apt-get: install PgBouncer $PGBOUNCER_MINOR"; exit 1; }
+    log "installing pgbouncer"
+    local sudo=()
+    [[ $(id -u) -ne 0 ]] && sudo=(sudo)
+    "${sudo[@]}" apt-get install -y -q pgbouncer >&2 \
+      || { "${sudo[@]}" apt-get update -q >&2 && "${sudo[@]}" apt-get install -y -q pgbouncer >&2; }
+  fi
+  local version
+  version="$("$binary" --version | head -n 1)"
+  [[ "$version" == "PgBouncer $PGBOUNCER_MINOR."* ]] \
+    || { echo "error: $binary is '$version', not PgBouncer $PGBOUNCER_MINOR (tools/versions.env)" >&2; exit 1; }
+  log "pgbouncer: $version"
+}
+
 build_kubernetes
 build_etcd
 go_install kwok "sigs.k8s.io/kwok/cmd/kwok@v$KWOK_VERSION"
@@ -186,5 +206,6 @@ go_install helm "helm.sh/helm/v3/cmd/helm@v$HELM_VERSION" -ldflags="-s -w -X hel
 gateway_api_crds
 build_traefik
 postgresql_client
+pgbouncer_package
 
 log "done: KUBE_API_TEST_DIR=$cache, binaries in $k8s_dir and $bin_dir"

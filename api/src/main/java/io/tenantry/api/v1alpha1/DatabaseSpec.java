@@ -6,10 +6,13 @@ import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
 import java.util.Objects;
 
 /** One database of a tenant: a StatefulSet with its volume, Service, PDB and credentials. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(value = "!has(self.pooler) || self.engine == 'postgres'",
+    message = "spec.databases[].pooler: only a postgres database can have a pooler (PgBouncer speaks PostgreSQL's protocol alone)")
 public class DatabaseSpec {
 
   @Required
@@ -52,6 +55,11 @@ public class DatabaseSpec {
       + " (status.databases[].backup.upgrade names it). Without it, such a change is refused. A failed upgrade returns to the old volume and version; to try again,"
       + " set it to false, wait for condition MajorUpgraded to say so, and back to true.")
   private Boolean majorUpgrade;
+
+  @JsonPropertyDescription("A PgBouncer in front of the database (postgres only): a Deployment db-<name>-pooler, its Service and"
+      + " configuration Secret. The apps' binding db-<name>-binding keeps its name and path but points at the pooler;"
+      + " migration and backup Jobs still reach the database directly. Absent: no pooler.")
+  private PoolerSpec pooler;
 
   public DatabaseSpec() {
   }
@@ -120,6 +128,14 @@ public class DatabaseSpec {
     this.majorUpgrade = majorUpgrade;
   }
 
+  public PoolerSpec getPooler() {
+    return pooler;
+  }
+
+  public void setPooler(PoolerSpec pooler) {
+    this.pooler = pooler;
+  }
+
   public boolean keepsData() {
     return !Boolean.TRUE.equals(ephemeral);
   }
@@ -128,11 +144,12 @@ public class DatabaseSpec {
   public boolean equals(Object o) {
     return o instanceof DatabaseSpec d && Objects.equals(name, d.name) && engine == d.engine
         && Objects.equals(version, d.version) && Objects.equals(storage, d.storage) && Objects.equals(ephemeral, d.ephemeral)
-        && Objects.equals(restoreFrom, d.restoreFrom) && Objects.equals(majorUpgrade, d.majorUpgrade);
+        && Objects.equals(restoreFrom, d.restoreFrom) && Objects.equals(majorUpgrade, d.majorUpgrade)
+        && Objects.equals(pooler, d.pooler);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(name, engine, version, storage, ephemeral, restoreFrom, majorUpgrade);
+    return Objects.hash(name, engine, version, storage, ephemeral, restoreFrom, majorUpgrade, pooler);
   }
 }

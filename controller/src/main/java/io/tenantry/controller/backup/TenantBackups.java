@@ -509,6 +509,7 @@ public final class TenantBackups {
     DatabaseSpec copy = new DatabaseSpec(db.getName(), db.getEngine(), db.getVersion(), db.getStorage());
     copy.setEphemeral(db.getEphemeral());
     copy.setMajorUpgrade(db.getMajorUpgrade());
+    copy.setPooler(db.getPooler());
     copy.setRestoreFrom(from);
     return copy;
   }

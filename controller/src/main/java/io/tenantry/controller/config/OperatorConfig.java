@@ -109,7 +109,8 @@ public record OperatorConfig(
       rateLimits: {baseDelayMillis: 5, maxDelaySeconds: 60, qps: 10, burst: 100}
       leaderElection: {enabled: true, leaseName: tenantry-operator, leaseDurationSeconds: 15, renewDeadlineSeconds: 10,
                        retryPeriodSeconds: 2}
-      databaseImages: {postgres: docker.io/library/postgres, mysql: docker.io/library/mysql, redis: docker.io/library/redis}
+      databaseImages: {postgres: docker.io/library/postgres, mysql: docker.io/library/mysql, redis: docker.io/library/redis,
+                       pgbouncer: "ghcr.io/cloudnative-pg/pgbouncer:1.24.0"}
       secretStore: {location: "file:${user.home}/.local/share/tenantry/secret-store", templateSyncSeconds: 60,
                     maxTemplateDeletionShare: 0.5}
       fleet: {datastoreNamespace: tenantry, clusterName: local, kubeconfigs: []}
@@ -344,14 +345,17 @@ public record OperatorConfig(
       int port) {
   }
 
-  /** Images of the database engines; the tag is spec.databases[].version. */
+  /** Images of the database engines, whose tag is spec.databases[].version, and of their poolers, pinned with its tag. */
   public record DatabaseImages(
       @JsonPropertyDescription("Image of PostgreSQL databases, without tag.")
       String postgres,
       @JsonPropertyDescription("Image of MySQL databases, without tag.")
       String mysql,
       @JsonPropertyDescription("Image of Redis databases, without tag.")
-      String redis) {
+      String redis,
+      @JsonPropertyDescription("Image of the PgBouncer poolers (spec.databases[].pooler), with its tag: PgBouncer 1.21 or newer (the"
+          + " rendered configuration sets max_prepared_statements); /usr/bin/pgbouncer is run, as user 998.")
+      String pgbouncer) {
   }
 
   public static OperatorConfig defaults() {

@@ -46,7 +46,10 @@ public record Plan(
     BackupPolicy backup,
     @JsonPropertyDescription("The most pods an autoscaled app may have (spec.apps[].autoscaling.maxReplicas above it is lowered to"
         + " it, and reported); default 10.")
-    Integer maxReplicasPerApp) {
+    Integer maxReplicasPerApp,
+    @JsonPropertyDescription("What the poolers of one database (spec.databases[].pooler) may open on its server: 40 connections"
+        + " together unless the plan says otherwise.")
+    PoolerPolicy pooler) {
 
   /** Pods an autoscaled app may reach unless its plan says otherwise. */
   public static final int DEFAULT_MAX_REPLICAS_PER_APP = 10;
@@ -64,18 +67,19 @@ public record Plan(
     hostUsers = hostUsers == null ? Boolean.TRUE : hostUsers;
     backup = backup == null ? BackupPolicy.DEFAULT : backup;
     maxReplicasPerApp = maxReplicasPerApp == null ? Integer.valueOf(DEFAULT_MAX_REPLICAS_PER_APP) : maxReplicasPerApp;
+    pooler = pooler == null ? PoolerPolicy.DEFAULT : pooler;
   }
 
   /** This plan with {@code quota} instead of its own. */
   public Plan withQuota(Map<String, String> quota) {
     return new Plan(quota, defaultRequest, defaultLimit, storageClassName, egress, priorityClassName, tolerations, hostUsers,
-        backup, maxReplicasPerApp);
+        backup, maxReplicasPerApp, pooler);
   }
 
   /** This plan with {@code max} pods at most per autoscaled app. */
   public Plan withMaxReplicasPerApp(int max) {
     return new Plan(quota, defaultRequest, defaultLimit, storageClassName, egress, priorityClassName, tolerations, hostUsers,
-        backup, max);
+        backup, max, pooler);
   }
 
   private static Map<String, String> defaultObjectCounts() {
@@ -120,6 +124,7 @@ public record Plan(
     if (maxReplicasPerApp < 1) {
       errors.add(path + ".maxReplicasPerApp: must be at least 1");
     }
+    pooler.validate(path + ".pooler", errors);
   }
 
   private static void checkQuantities(String path, Map<String, String> values, List<String> errors) {

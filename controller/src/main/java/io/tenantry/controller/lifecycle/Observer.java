@@ -28,10 +28,16 @@ final class Observer {
       }
     }
     Map<String, StatefulSet> statefulSets = new HashMap<>();
+    Map<String, Deployment> poolers = new HashMap<>();
     for (DatabaseSpec db : ctx.tenant().getSpec().getDatabases()) {
       StatefulSet statefulSet = cache.get(StatefulSet.class, ctx.namespace(), Names.database(db.getName()));
       if (statefulSet != null) {
         statefulSets.put(db.getName(), statefulSet);
+      }
+      // Looked up whether the spec has one or not: a pooler still there keeps an Archived tenant archiving.
+      Deployment pooler = cache.get(Deployment.class, ctx.namespace(), Names.pooler(db.getName()));
+      if (pooler != null) {
+        poolers.put(db.getName(), pooler);
       }
     }
     Map<String, HorizontalPodAutoscaler> autoscalers = new HashMap<>();
@@ -41,6 +47,7 @@ final class Observer {
         autoscalers.put(app.getName(), autoscaler);
       }
     }
-    return new StatusBuilder.Observed(cache.get(Namespace.class, null, ctx.namespace()), deployments, statefulSets, autoscalers);
+    return new StatusBuilder.Observed(cache.get(Namespace.class, null, ctx.namespace()), deployments, statefulSets, poolers,
+        autoscalers);
   }
 }

@@ -25,6 +25,7 @@ import io.tenantry.controller.backup.TenantBackups;
 import io.tenantry.controller.cache.ClusterView;
 import io.tenantry.controller.migration.MigrationDecision;
 import io.tenantry.controller.migration.MigrationJob;
+import io.tenantry.controller.pooling.Pooling;
 import io.tenantry.controller.queue.SyncResult;
 import io.tenantry.controller.resources.DatabaseVolume;
 import io.tenantry.controller.resources.DesiredState;
@@ -169,8 +170,13 @@ public final class Provisioning {
           routes.status()), SyncResult.withBackoff()));
     }
     AppVersions apps = AppVersions.of(ctx, cache, workloads, DesiredState.byName(resolved.templates()));
-    List<HasMetadata> desired = new ArrayList<>(
-        DesiredState.of(ctx, resolved.credentials(), resolved.templates(), workloads, apps.versions(), volumes(ctx)));
+    Pooling.Outcome pooling = Pooling.desired(ctx, resolved.credentials(), workloads);
+    if (pooling instanceof Pooling.Refused refused) {
+      return poolerRefused(ctx, workloads, refused, secretsStatus(resolved, apps), routes.status());
+    }
+    List<HasMetadata> desired = new ArrayList<>(Pooling.over(
+        DesiredState.of(ctx, resolved.credentials(), resolved.templates(), workloads, apps.versions(), volumes(ctx)),
+        ((Pooling.Desired) pooling).objects()));
     desired.removeIf(o -> guardrails.contains(ObjectKey.of(o)));
     desired.addAll(apps.jobs());
     desired.addAll(routes.objects());
@@ -199,6 +205,19 @@ public final class Provisioning {
     return new Step(plan, WORKLOAD, () -> new Outcome(StatusBuilder.failed(status(ctx, workloads, secretsStatus, routingStatus),
         ctx.tenant().getMetadata().getGeneration(), Reason.MigrationFailed, String.join("; ", apps.failures()),
         Timestamps.now(clock)), SyncResult.withBackoff()));
+  }
+
+  /**
+   * A pooler that does not fit its budget: nothing but the guardrails is written, so the tenant
+   * keeps running as it is until its spec or plan changes (which syncs it again).
+   */
+  private Step poolerRefused(TenantContext ctx, Workloads workloads, Pooling.Refused refused, SecretsStatus secretsStatus,
+      RoutingStatus routingStatus) {
+    gate.release(ctx.name(), false);
+    LOG.warn("pooler refused {} {}", kv("tenant", ctx.name()), kv("field", refused.field()));
+    return Step.nothing(new Outcome(StatusBuilder.failed(status(ctx, workloads, secretsStatus, routingStatus),
+        ctx.tenant().getMetadata().getGeneration(), Reason.PoolerRefused, refused.field() + ": " + refused.message(),
+        Timestamps.now(clock)), SyncResult.done()));
   }
 
   /** The version and volume each database runs at ({@link MajorUpgrades#runAt}). */

@@ -29,7 +29,7 @@ public final class StatusChanges {
    */
   public static final Set<Reason> FAILURES = Set.copyOf(EnumSet.of(
       Reason.SyncFailed, Reason.WriteFailed, Reason.NamespaceTaken, Reason.UnknownPlan, Reason.RolloutTimedOut, Reason.MigrationFailed,
-      Reason.TemplateSyncFailed, Reason.StoreUnavailable, Reason.KeyUnavailable, Reason.CorruptSecret,
+      Reason.PoolerRefused, Reason.TemplateSyncFailed, Reason.StoreUnavailable, Reason.KeyUnavailable, Reason.CorruptSecret,
       Reason.SecretConflict, Reason.TemplateSecretMissing, Reason.HostnameConflict, Reason.RouteRefused));
 
   private static final List<String> FAILING_CONDITIONS = List.of(Conditions.READY, Conditions.SECRETS_SYNCED, Conditions.ROUTED);

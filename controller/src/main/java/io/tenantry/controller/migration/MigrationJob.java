@@ -48,7 +48,8 @@ public final class MigrationJob {
         .withActiveDeadlineSeconds(app.getMigrate().getTimeoutSeconds().longValue())
         .withNewTemplate()
         .withNewMetadata().withLabels(podLabels).endMetadata()
-        .withSpec(AppPod.spec(ctx, app, app.getVersion(), container, "Never"))
+        // Direct bindings: DDL and advisory locks need a session, which a transaction pooler does not keep.
+        .withSpec(AppPod.spec(ctx, app, app.getVersion(), container, "Never", true))
         .endTemplate()
         .endSpec()
         .build();

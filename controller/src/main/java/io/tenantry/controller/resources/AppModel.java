@@ -70,7 +70,7 @@ public final class AppModel {
    * Prefers putting an app's replicas on different nodes, so that losing one node does not take
    * the whole app down; only preferred, as a small cluster must still run every replica.
    */
-  static Affinity spreadOverNodes(Map<String, String> selector) {
+  public static Affinity spreadOverNodes(Map<String, String> selector) {
     return new AffinityBuilder().withNewPodAntiAffinity().addNewPreferredDuringSchedulingIgnoredDuringExecution()
         .withWeight(100).withNewPodAffinityTerm().withTopologyKey("kubernetes.io/hostname")
         .withNewLabelSelector().withMatchLabels(selector).endLabelSelector()

@@ -84,18 +84,33 @@ public final class AppPod {
       DatabaseCredentials dbCredentials = credentials.get(db.getName());
       inputs.append("binding:").append(db.getName()).append('=').append(dbCredentials == null ? "" : dbCredentials.contentHash())
           .append('\n');
+      // The binding URI points at the pooler while there is one; a database without one adds nothing,
+      // so that the hashes of tenants that never had a pooler stay as they were.
+      if (db.getPooler() != null) {
+        inputs.append("pooler:").append(db.getName()).append('=').append(db.getPooler().getMode()).append('\n');
+      }
     }
     return sha256(inputs.toString()).substring(0, 16);
   }
 
   /** The app's pod: its container as {@code container} finishes it, with every input mounted or set. */
   public static PodSpec spec(TenantContext ctx, AppSpec app, String version, ContainerBuilder container, String restartPolicy) {
+    return spec(ctx, app, version, container, restartPolicy, false);
+  }
+
+  /**
+   * As {@link #spec(TenantContext, AppSpec, String, ContainerBuilder, String)}; {@code direct}: the
+   * bindings of pooled databases reach the database itself ({@link Names#directBinding}), at the
+   * same path, as a migration needs.
+   */
+  public static PodSpec spec(TenantContext ctx, AppSpec app, String version, ContainerBuilder container, String restartPolicy,
+      boolean direct) {
     boolean readOnlyRoot = !Boolean.TRUE.equals(app.getWritableRootFilesystem());
     List<Volume> volumes = new ArrayList<>();
     List<VolumeMount> mounts = new ArrayList<>();
     for (DatabaseSpec db : boundDatabases(ctx, app)) {
       String volume = "binding-" + db.getName();
-      volumes.add(new VolumeBuilder().withName(volume).withNewSecret().withSecretName(Names.binding(db.getName()))
+      volumes.add(new VolumeBuilder().withName(volume).withNewSecret().withSecretName(bindingSecret(db, direct))
           .endSecret().build());
       mounts.add(readOnly(volume, ServiceBinding.ROOT + "/" + db.getName()));
     }
@@ -118,7 +133,7 @@ public final class AppPod {
     mounts.addAll(PodSecurity.scratchMounts(scratch));
     container
         .withImage(app.getImage() + ":" + version)
-        .withEnv(env(ctx, app))
+        .withEnv(env(ctx, app, direct))
         .withEnvFrom(envFrom(app))
         .withVolumeMounts(mounts)
         .withResources(resources(app))
@@ -157,15 +172,20 @@ public final class AppPod {
   }
 
   /** The spec's literal variables, SERVICE_BINDING_ROOT, then one URI variable per binding, read from its Secret. */
-  private static List<EnvVar> env(TenantContext ctx, AppSpec app) {
+  private static List<EnvVar> env(TenantContext ctx, AppSpec app, boolean direct) {
     List<EnvVar> env = new ArrayList<>();
     app.getEnv().forEach(e -> env.add(new EnvVarBuilder().withName(e.getName()).withValue(e.getValue()).build()));
     env.add(new EnvVarBuilder().withName(ServiceBinding.ROOT_VARIABLE).withValue(ServiceBinding.ROOT).build());
     for (DatabaseSpec db : boundDatabases(ctx, app)) {
       env.add(new EnvVarBuilder().withName(ServiceBinding.envName(db.getName())).withNewValueFrom().withNewSecretKeyRef()
-          .withName(Names.binding(db.getName())).withKey(ServiceBinding.URI_KEY).endSecretKeyRef().endValueFrom().build());
+          .withName(bindingSecret(db, direct)).withKey(ServiceBinding.URI_KEY).endSecretKeyRef().endValueFrom().build());
     }
     return env;
+  }
+
+  /** The binding Secret the pod reads for {@code db}: the pooled one, or with {@code direct} the database's own. */
+  private static String bindingSecret(DatabaseSpec db, boolean direct) {
+    return direct && db.getPooler() != null ? Names.directBinding(db.getName()) : Names.binding(db.getName());
   }
 
   private static List<EnvFromSource> envFrom(AppSpec app) {

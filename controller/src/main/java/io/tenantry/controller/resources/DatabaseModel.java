@@ -179,10 +179,16 @@ public final class DatabaseModel {
 
   /** The binding Secret of {@code db}: the Service Binding spec's keys, from the stored credentials (never generated here). */
   public static Secret bindingSecret(TenantContext ctx, DatabaseSpec db, DatabaseCredentials credentials) {
+    return bindingSecret(ctx, db, credentials, Names.binding(db.getName()), binding(ctx, db, credentials).entries());
+  }
+
+  /** A binding Secret of {@code db} named {@code name}, holding {@code entries} (a pooler's binding keeps the direct one's type). */
+  public static Secret bindingSecret(TenantContext ctx, DatabaseSpec db, DatabaseCredentials credentials, String name,
+      Map<String, String> entries) {
     Map<String, String> data = new LinkedHashMap<>();
-    binding(ctx, db, credentials).entries().forEach((key, value) -> data.put(key, base64(value)));
+    entries.forEach((key, value) -> data.put(key, base64(value)));
     return new SecretBuilder()
-        .withMetadata(ctx.meta(Names.binding(db.getName()), Labels.workload(ctx.name(), Labels.COMPONENT_DATABASE, db.getName())))
+        .withMetadata(ctx.meta(name, Labels.workload(ctx.name(), Labels.COMPONENT_DATABASE, db.getName())))
         .editMetadata()
         .addToAnnotations(WellKnown.SECRET_VERSION, credentials.version())
         .addToAnnotations(WellKnown.CONTENT_HASH, credentials.contentHash())

@@ -18,6 +18,7 @@ public final class Labels {
 
   public static final String COMPONENT_APP = "app";
   public static final String COMPONENT_DATABASE = "database";
+  public static final String COMPONENT_POOLER = "pooler";
   public static final String COMPONENT_MIGRATION = "migration";
   public static final String COMPONENT_BACKUP = "backup";
 

@@ -46,6 +46,24 @@ public final class Names {
     return "db-" + database + "-binding";
   }
 
+  /**
+   * The binding of {@code database} that bypasses its pooler, for migration Jobs (DDL and advisory
+   * locks need a session); made only while the database has a pooler.
+   */
+  public static String directBinding(String database) {
+    return "db-" + database + "-direct-binding";
+  }
+
+  /** The PgBouncer in front of {@code database} (spec.databases[].pooler): its Deployment and Service. */
+  public static String pooler(String database) {
+    return "db-" + database + "-pooler";
+  }
+
+  /** The Secret holding the pooler's pgbouncer.ini and userlist.txt. */
+  public static String poolerConfig(String database) {
+    return "db-" + database + "-pooler-config";
+  }
+
   public static String credentials(String database) {
     return "db-" + database + "-credentials";
   }

@@ -31,6 +31,11 @@ public enum Reason {
   /** An app's migration Job failed or timed out; the previous version keeps serving. */
   MigrationFailed,
   /**
+   * A database's pooler does not fit its connection budget (the message names the field); nothing
+   * but the guardrails is written until the spec or the plan changes.
+   */
+  PoolerRefused,
+  /**
    * The API server refused a write of owned objects; the message names each and gives the
    * server's message. The others were written, and the sync is retried with backoff.
    */

@@ -33,12 +33,16 @@ import java.util.stream.Collectors;
  */
 public final class StatusBuilder {
 
-  /** What the cache shows of a tenant's namespace and workloads, keyed by app and database name. */
+  /**
+   * What the cache shows of a tenant's namespace and workloads, keyed by app and database name;
+   * {@code poolers} by the name of the database they front, {@code autoscalers} by app name.
+   */
   public record Observed(Namespace namespace, Map<String, Deployment> deployments, Map<String, StatefulSet> statefulSets,
-      Map<String, HorizontalPodAutoscaler> autoscalers) {
+      Map<String, Deployment> poolers, Map<String, HorizontalPodAutoscaler> autoscalers) {
 
+    /** Without poolers or autoscalers. */
     public Observed(Namespace namespace, Map<String, Deployment> deployments, Map<String, StatefulSet> statefulSets) {
-      this(namespace, deployments, statefulSets, Map.of());
+      this(namespace, deployments, statefulSets, Map.of(), Map.of());
     }
   }
 
@@ -52,7 +56,8 @@ public final class StatusBuilder {
       case RUNNING -> running(tenant, namespace, observed, now);
       case SCALED_TO_ZERO -> stopped(tenant, namespace, observed, TenantPhase.Frozen, Reason.Frozen,
           "workloads scaled to zero", observed.deployments().values().stream().allMatch(Readiness::rolledOut)
-              && observed.statefulSets().values().stream().allMatch(Readiness::rolledOut), now);
+              && observed.statefulSets().values().stream().allMatch(Readiness::rolledOut)
+              && observed.poolers().values().stream().allMatch(Readiness::rolledOut), now);
       case RESTORING -> tenant.getSpec().getState() == TenantState.Archived
           ? stopped(tenant, namespace, observed, TenantPhase.Archiving, Reason.Archiving,
               "the databases run for their archive, the apps are at zero (condition DataArchived)", true, now)
@@ -62,7 +67,7 @@ public final class StatusBuilder {
               .map(d -> d.getName()).toList()) + " (conditions Restored, MajorUpgraded)", true, now);
       case REMOVED -> stopped(tenant, namespace, observed, TenantPhase.Archived, Reason.Archived,
           "workloads removed; volumes and secrets kept",
-          observed.deployments().isEmpty() && observed.statefulSets().isEmpty(), now);
+          observed.deployments().isEmpty() && observed.statefulSets().isEmpty() && observed.poolers().isEmpty(), now);
     };
     return withSecrets(status, tenant, secrets, now);
   }
@@ -206,7 +211,9 @@ public final class StatusBuilder {
 
     List<DatabaseStatus> databases = new ArrayList<>();
     for (DatabaseSpec db : tenant.getSpec().getDatabases()) {
-      databases.add(new DatabaseStatus(db.getName(), Readiness.rolledOut(observed.statefulSets().get(db.getName()))));
+      // A pooled database serves its apps through its pooler: ready once both are rolled out.
+      databases.add(new DatabaseStatus(db.getName(), Readiness.rolledOut(observed.statefulSets().get(db.getName()))
+          && (db.getPooler() == null || Readiness.rolledOut(observed.poolers().get(db.getName())))));
     }
     List<AppStatus> apps = new ArrayList<>();
     for (AppSpec app : tenant.getSpec().getApps()) {

@@ -7,8 +7,11 @@ import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.tenantry.api.v1alpha1.AppSpec;
 import io.tenantry.api.v1alpha1.MigrationSpec;
+import io.tenantry.api.v1alpha1.PoolerSpec;
+import io.tenantry.controller.resources.AppModel;
 import io.tenantry.controller.resources.AppPodTest;
 import io.tenantry.controller.resources.Labels;
+import io.tenantry.controller.resources.TenantContext;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -34,6 +37,26 @@ class MigrationJobTest {
     assertThat(pod.getContainers().get(0).getSecurityContext()).isEqualTo(appPod.getContainers().get(0).getSecurityContext());
     assertThat(job.getSpec().getTemplate().getMetadata().getLabels()).containsEntry(Labels.COMPONENT, "migration")
         .doesNotContainEntry(Labels.COMPONENT, "app");
+  }
+
+  @Test
+  void withAPoolerTheMigrationReadsTheDirectBindingAtTheSamePathAndTheAppThePooledOne() {
+    AppSpec app = AppPodTest.web();
+    app.setMigrate(new MigrationSpec(List.of("/app/migrate"), List.of()));
+    TenantContext ctx = AppPodTest.context(app);
+    ctx.tenant().getSpec().getDatabases().get(0).setPooler(new PoolerSpec());
+    PodSpec pod = MigrationJob.job(ctx, app).getSpec().getTemplate().getSpec();
+    PodSpec appPod = AppModel.deployment(ctx, app, "2.0.0", 1, "h").getSpec().getTemplate().getSpec();
+    assertThat(secretOf(pod, "binding-main")).isEqualTo("db-main-direct-binding");
+    assertThat(secretOf(appPod, "binding-main")).isEqualTo("db-main-binding");
+    assertThat(secretOf(pod, "binding-cache")).as("no pooler: one binding").isEqualTo("db-cache-binding");
+    assertThat(pod.getContainers().get(0).getVolumeMounts()).isEqualTo(appPod.getContainers().get(0).getVolumeMounts());
+    assertThat(pod.getContainers().get(0).getEnv()).filteredOn(e -> e.getName().equals("MAIN_URL"))
+        .singleElement().satisfies(e -> assertThat(e.getValueFrom().getSecretKeyRef().getName()).isEqualTo("db-main-direct-binding"));
+  }
+
+  private static String secretOf(PodSpec pod, String volume) {
+    return pod.getVolumes().stream().filter(v -> v.getName().equals(volume)).findFirst().orElseThrow().getSecret().getSecretName();
   }
 
   @Test

@@ -227,7 +227,7 @@ class HostileTenantIT {
     quota.put("count/configmaps", Integer.toString(CONFIG_MAPS));
     Plan isolated = new Plan(standard.quota(), standard.defaultRequest(), standard.defaultLimit(), standard.storageClassName(),
         standard.egress(), "tenant-isolated", List.of(new PlanToleration("dedicated", "Equal", "isolated", "NoSchedule")), false,
-        standard.backup(), standard.maxReplicasPerApp());
+        standard.backup(), standard.maxReplicasPerApp(), standard.pooler());
     return config.with(Serialization.asJson(Map.of("plans", Map.of("standard", standard.withQuota(quota), "isolated", isolated))));
   }
 

@@ -176,7 +176,7 @@ class StatusBuilderTest {
     HorizontalPodAutoscaler hpa = Autoscaling.horizontalPodAutoscaler(new ObjectMetaBuilder().withName("app-web").build(),
         "app-web", Autoscaling.bounds(tenant.getSpec().getApps().get(0), small).orElseThrow());
     StatusBuilder.Observed observed = new StatusBuilder.Observed(NS, Map.of("web", deployment("1.0", 1, 1, 2, 2)), Map.of(),
-        Map.of("web", hpa));
+        Map.of(), Map.of("web", hpa));
     TenantStatus status = StatusBuilder.withAutoscaling(build(tenant, deployment("1.0", 1, 1, 2, 2), now), tenant, small,
         observed, now);
 
