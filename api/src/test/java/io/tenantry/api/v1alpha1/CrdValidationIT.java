@@ -63,7 +63,8 @@ class CrdValidationIT {
     TenantSpec spec = client.resources(Tenant.class).withName(name).get().getSpec();
     assertThat(spec.getState()).isEqualTo(TenantState.New);
     assertThat(spec.getPlan()).isEqualTo("standard");
-    assertThat(spec.getApps().get(0).getReplicas()).isEqualTo(1);
+    assertThat(spec.getApps().get(0).getReplicas()).as("not defaulted: autoscaling may be set instead").isNull();
+    assertThat(spec.getApps().get(0).fixedReplicas()).isEqualTo(1);
     assertThat(spec.getApps().get(0).getPort()).isEqualTo(8080);
     assertThat(spec.getDatabases().get(0).getStorage()).isEqualTo("1Gi");
     assertThat(spec.getDatabases().get(0).getEngine()).isEqualTo(DatabaseEngine.MYSQL);

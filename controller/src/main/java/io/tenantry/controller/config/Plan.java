@@ -82,6 +82,12 @@ public record Plan(
         backup, max, pooler);
   }
 
+  /** This plan with {@code pooler} as its poolers' and servers' connection budget. */
+  public Plan withPooler(PoolerPolicy pooler) {
+    return new Plan(quota, defaultRequest, defaultLimit, storageClassName, egress, priorityClassName, tolerations, hostUsers,
+        backup, maxReplicasPerApp, pooler);
+  }
+
   private static Map<String, String> defaultObjectCounts() {
     Map<String, String> counts = new LinkedHashMap<>();
     counts.put("count/secrets", "100");

@@ -7,14 +7,12 @@ import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodSpecBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
-import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
-import io.tenantry.api.WellKnown;
 import io.tenantry.api.v1alpha1.DatabaseSpec;
 import io.tenantry.controller.resources.AppModel;
 import io.tenantry.controller.resources.AppPod;
@@ -97,15 +95,7 @@ public final class PoolerModel {
     Map<String, String> data = new LinkedHashMap<>();
     data.put(PgBouncerConfig.INI, base64(config.ini()));
     data.put(PgBouncerConfig.USERLIST, base64(config.userlist()));
-    return new SecretBuilder()
-        .withMetadata(ctx.meta(Names.poolerConfig(db.getName()), labels(ctx, db)))
-        .editMetadata()
-        .addToAnnotations(WellKnown.SECRET_VERSION, credentials.version())
-        .addToAnnotations(WellKnown.CONTENT_HASH, credentials.contentHash())
-        .endMetadata()
-        .withType("Opaque")
-        .withData(data)
-        .build();
+    return DatabaseModel.fromCredentials(ctx.meta(Names.poolerConfig(db.getName()), labels(ctx, db)), "Opaque", credentials, data);
   }
 
   /** The pooler's Deployment with {@code replicas} pods, spread over nodes. */

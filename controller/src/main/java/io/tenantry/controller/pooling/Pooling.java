@@ -20,9 +20,6 @@ import java.util.Map;
  */
 public final class Pooling {
 
-  /** The databases' max_connections: PostgreSQL's default, as the operator sets none. */
-  public static final int SERVER_MAX_CONNECTIONS = 100;
-
   private Pooling() {
   }
 
@@ -59,7 +56,7 @@ public final class Pooling {
         return new Refused(path, "only a postgres database can have a pooler");
       }
       PoolerBudget.Outcome budget = PoolerBudget.check(path, db.getPooler(), ctx.plan().pooler().maxServerConnections(),
-          SERVER_MAX_CONNECTIONS);
+          ctx.plan().pooler().serverConnections());
       if (budget instanceof PoolerBudget.Refused refused) {
         return new Refused(refused.field(), refused.message());
       }

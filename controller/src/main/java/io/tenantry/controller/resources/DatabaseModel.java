@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.EnvVarBuilder;
 import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.PodSpecBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Secret;
@@ -88,7 +89,7 @@ public final class DatabaseModel {
     Container container = new ContainerBuilder()
         .withName(db.getEngine().name().toLowerCase(Locale.ROOT))
         .withImage(image(ctx.config().databaseImages(), db.getEngine()) + ":" + volume.version())
-        .withArgs(engine.args())
+        .withArgs(args(ctx, db, engine))
         .addNewPort().withName("db").withContainerPort(engine.port()).endPort()
         .withEnv(env)
         .addNewVolumeMount().withName(volume.claim()).withMountPath(engine.dataPath()).endVolumeMount()
@@ -129,6 +130,18 @@ public final class DatabaseModel {
         .build();
   }
 
+  /** The engine's arguments, and a PostgreSQL server's max_connections when its plan sets one. */
+  private static List<String> args(TenantContext ctx, DatabaseSpec db, Engine engine) {
+    Integer maxConnections = ctx.plan().pooler().serverMaxConnections();
+    if (db.getEngine() != DatabaseEngine.POSTGRES || maxConnections == null) {
+      return engine.args();
+    }
+    List<String> args = new ArrayList<>(engine.args());
+    args.add("-c");
+    args.add("max_connections=" + maxConnections);
+    return args;
+  }
+
   /**
    * Headless: clients reach the single pod by its stable DNS name. The type and an empty external
    * name are set although they are the defaults, so that the operator owns both and one apply puts
@@ -166,13 +179,22 @@ public final class DatabaseModel {
     Map<String, String> data = new LinkedHashMap<>();
     data.put(USERNAME_KEY, base64(credentials.username()));
     data.put(PASSWORD_KEY, base64(credentials.password()));
+    return fromCredentials(ctx.meta(Names.credentials(db.getName()), Labels.workload(ctx.name(), Labels.COMPONENT_DATABASE,
+        db.getName())), "Opaque", credentials, data);
+  }
+
+  /**
+   * A Secret made from {@code credentials} ({@code data} already base64), annotated with their
+   * store version and content hash, by which a copy is checked against the store.
+   */
+  public static Secret fromCredentials(ObjectMeta meta, String type, DatabaseCredentials credentials, Map<String, String> data) {
     return new SecretBuilder()
-        .withMetadata(ctx.meta(Names.credentials(db.getName()), Labels.workload(ctx.name(), Labels.COMPONENT_DATABASE, db.getName())))
+        .withMetadata(meta)
         .editMetadata()
         .addToAnnotations(WellKnown.SECRET_VERSION, credentials.version())
         .addToAnnotations(WellKnown.CONTENT_HASH, credentials.contentHash())
         .endMetadata()
-        .withType("Opaque")
+        .withType(type)
         .withData(data)
         .build();
   }
@@ -187,15 +209,8 @@ public final class DatabaseModel {
       Map<String, String> entries) {
     Map<String, String> data = new LinkedHashMap<>();
     entries.forEach((key, value) -> data.put(key, base64(value)));
-    return new SecretBuilder()
-        .withMetadata(ctx.meta(name, Labels.workload(ctx.name(), Labels.COMPONENT_DATABASE, db.getName())))
-        .editMetadata()
-        .addToAnnotations(WellKnown.SECRET_VERSION, credentials.version())
-        .addToAnnotations(WellKnown.CONTENT_HASH, credentials.contentHash())
-        .endMetadata()
-        .withType("servicebinding.io/" + engine(db.getEngine()).bindingType())
-        .withData(data)
-        .build();
+    return fromCredentials(ctx.meta(name, Labels.workload(ctx.name(), Labels.COMPONENT_DATABASE, db.getName())),
+        "servicebinding.io/" + engine(db.getEngine()).bindingType(), credentials, data);
   }
 
   /** How apps reach {@code db} with {@code credentials}: its Service's in-cluster DNS name, port and logical database. */

@@ -12,6 +12,8 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import io.tenantry.api.v1alpha1.AutoscalingSpec;
 import io.tenantry.api.v1alpha1.DatabaseEngine;
 import io.tenantry.api.v1alpha1.DatabaseSpec;
+import io.tenantry.api.v1alpha1.PoolerMode;
+import io.tenantry.api.v1alpha1.PoolerSpec;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.controller.config.OperatorConfig;
@@ -75,6 +77,7 @@ class LintersIT {
     tenant.getSpec().getDatabases().add(new DatabaseSpec("reports", DatabaseEngine.MYSQL, "8.4", "1Gi"));
     tenant.getSpec().getApps().get(0).setReplicas(null);
     tenant.getSpec().getApps().get(0).setAutoscaling(new AutoscalingSpec(2, 4, 80)); // an HPA, and a PDB above a floor of 1
+    tenant.getSpec().getDatabases().get(0).setPooler(new PoolerSpec(PoolerMode.TRANSACTION, 10, 100, 2)); // and a PgBouncer
     client.resources(Tenant.class).resource(tenant).create();
     // Ready on the simulated cluster: the namespace enforces Pod Security "restricted", so every generated pod was admitted.
     awaitPhase(client, name, TenantPhase.Ready, Duration.ofSeconds(120));

@@ -4,8 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.tenantry.api.v1alpha1.PoolerMode;
 import io.tenantry.api.v1alpha1.PoolerSpec;
+import io.tenantry.controller.config.Plan;
+import io.tenantry.controller.config.PoolerPolicy;
 import io.tenantry.controller.resources.DatabaseCredentials;
 import io.tenantry.controller.resources.DesiredState;
 import io.tenantry.controller.resources.TenantContext;
@@ -58,6 +61,24 @@ class PoolerDesiredStateTest {
       assertThat(refused.field()).isEqualTo("spec.databases[0].pooler.defaultPoolSize");
       assertThat(refused.message()).contains("pool of 41", "40 server connections");
     });
+  }
+
+  @Test
+  void aPlanThatSetsItsServersMaxConnectionsPassesItToPostgresOnlyAndChecksThePoolsAgainstIt() {
+    TenantContext ctx = PoolerModelTest.context(new PoolerSpec(PoolerMode.TRANSACTION, 100, 200, 1));
+    Plan roomy = ctx.plan().withPooler(new PoolerPolicy(150, 200));
+    TenantContext roomyCtx = new TenantContext(ctx.tenant(), ctx.config(), roomy);
+    assertThat(Pooling.desired(ctx, CREDENTIALS, Workloads.RUNNING)).as("100 in the default plan").isInstanceOf(Pooling.Refused.class);
+    assertThat(Pooling.desired(roomyCtx, CREDENTIALS, Workloads.RUNNING)).isInstanceOf(Pooling.Desired.class);
+
+    List<HasMetadata> desired = DesiredState.of(roomyCtx, CREDENTIALS, List.of(), Workloads.RUNNING, Map.of(), Map.of());
+    assertThat(desired).filteredOn(o -> o instanceof StatefulSet).extracting(o -> ((StatefulSet) o).getMetadata().getName()
+        + " " + ((StatefulSet) o).getSpec().getTemplate().getSpec().getContainers().get(0).getArgs())
+        .contains("db-main [-c, max_connections=200]", "db-audit []");
+    assertThat(DesiredState.of(ctx, CREDENTIALS, List.of(), Workloads.RUNNING, Map.of(), Map.of()))
+        .filteredOn(o -> o instanceof StatefulSet && "db-main".equals(o.getMetadata().getName()))
+        .allSatisfy(o -> assertThat(((StatefulSet) o).getSpec().getTemplate().getSpec().getContainers().get(0).getArgs())
+            .as("unset: PostgreSQL's default, no restart").isEmpty());
   }
 
   @Test
