@@ -58,16 +58,17 @@ class KubectlIT {
   }
 
   @Test
-  void getTenantsWideAddsOrganizationNamespaceUrlAndBackupsAfterAge() throws Exception {
+  void getTenantsWideAddsOrganizationNamespaceReplicasUrlAndBackupsAfterAge() throws Exception {
     String name = readyTenant("wide");
 
     // Columns by the header's offsets: the organization holds a space.
     List<String> lines = kubectl("get", "tn", name, "-o", "wide").lines().toList();
     Map<String, String> row = columns(lines.get(0), lines.get(1));
     assertThat(row.keySet()).containsExactly("NAME", "STATE", "PHASE", "PLAN", "VERSIONS", "READY", "AGE",
-        "ORGANIZATION", "NAMESPACE", "URL", "BACKEDUP", "LASTBACKUP");
+        "ORGANIZATION", "NAMESPACE", "REPLICAS", "URL", "BACKEDUP", "LASTBACKUP");
     assertThat(row).containsEntry("NAME", name).containsEntry("STATE", "Active").containsEntry("READY", "True")
         .containsEntry("ORGANIZATION", "Acme Corp").containsEntry("NAMESPACE", "tenant-" + name)
+        .containsEntry("REPLICAS", "web=5 (2-10),worker=1")
         .containsEntry("URL", "https://acme-corp.tenants.example.com/")
         .containsEntry("BACKEDUP", "True").containsEntry("LASTBACKUP", "3h");
   }
@@ -104,6 +105,7 @@ class KubectlIT {
     status.setPhase(TenantPhase.Ready);
     status.setNamespace("tenant-" + name);
     status.setVersions("web=1.4.2,worker=1.4.2");
+    status.setReplicas("web=5 (2-10),worker=1");
     status.setUrls(new ArrayList<>(List.of("https://acme-corp.tenants.example.com/", "https://app.acme.example/")));
     Condition ready = new ConditionBuilder().withType("Ready").withStatus("True").withReason("Converged")
         .withMessage("all apps and databases are ready").withLastTransitionTime("2026-11-21T00:00:00Z").build();

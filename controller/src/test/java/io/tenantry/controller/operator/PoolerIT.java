@@ -18,18 +18,25 @@ import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.controller.config.OperatorConfig;
+import io.tenantry.controller.resources.AppPod;
 import io.tenantry.controller.status.Conditions;
+import io.tenantry.secretstore.Scope;
 import io.tenantry.testsupport.TestCluster;
 import io.tenantry.testsupport.WithCluster;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /** A database's PgBouncer on the simulated cluster: made, bound, stopped, removed and refused as the spec and plan say. */
 @WithCluster(workloads = true)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class PoolerIT {
 
   private static final Duration CONVERGE = Duration.ofSeconds(90);
@@ -104,6 +111,42 @@ class PoolerIT {
     harness.awaitIdle();
     assertThat(client.apps().deployments().inNamespace(ns).withName("db-main-pooler").get()).isNull();
     assertThat(decode(client.secrets().inNamespace(ns).withName("db-main-binding").get(), "host")).isEqualTo(host);
+  }
+
+  @Test
+  @Order(Integer.MAX_VALUE) // last: it restarts the operator
+  void aCredentialChangeInTheStoreRollsThePoolerOnceAndTheBindingFollows() throws Exception {
+    String name = uniqueName("rotated");
+    client.resources(Tenant.class).resource(pooled(name, 5)).create();
+    awaitPhase(client, name, TenantPhase.Ready, CONVERGE);
+    String ns = "tenant-" + name;
+    harness.awaitIdle();
+    String hash = restartHash(ns);
+    long before = poolerWrites(ns);
+
+    String rotated = "rotated-" + name;
+    harness.store.put(Scope.tenant(name), "db-main-credentials",
+        Map.of("username", "tenant".getBytes(StandardCharsets.UTF_8), "password", rotated.getBytes(StandardCharsets.UTF_8)));
+    harness.restart(); // credentials are read from the store once per process: a restart brings a change made there
+    await().atMost(CONVERGE).until(() -> rotated.equals(decode(client.secrets().inNamespace(ns).withName("db-main-binding").get(),
+        "password")));
+    assertThat(decode(client.secrets().inNamespace(ns).withName("db-main-pooler-config").get(), "userlist.txt")).contains(rotated);
+    harness.awaitIdle();
+    Thread.sleep(1000);
+    harness.awaitIdle();
+    assertThat(restartHash(ns)).isNotEqualTo(hash);
+    assertThat(poolerWrites(ns) - before).as("writes of the pooler's Deployment: one roll").isEqualTo(1);
+  }
+
+  private static String restartHash(String ns) {
+    return client.apps().deployments().inNamespace(ns).withName("db-main-pooler").get().getSpec().getTemplate().getMetadata()
+        .getAnnotations().get(AppPod.RESTART_HASH);
+  }
+
+  /** Requests but GETs the operator sent to the pooler's Deployment so far. */
+  private static long poolerWrites(String ns) {
+    return harness.requests.all().stream()
+        .filter(r -> !r.startsWith("GET ") && r.contains("/namespaces/" + ns + "/deployments/db-main-pooler")).count();
   }
 
   private static Tenant pooled(String name, int poolSize) {
