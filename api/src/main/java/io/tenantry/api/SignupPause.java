@@ -3,11 +3,13 @@ package io.tenantry.api;
 import java.time.Duration;
 
 /**
- * The one rule for the work a signup causes behind its answer (the fleet record and its mark, the
- * bound tenant's first sync, the pool's replacements and status): in a burst of signups it waits
- * until they pause for {@link #PAUSE}, at most {@link #MAX_HOLD}. Done at once, those writes reach
- * the API server between the binds of the signups still arriving, and each of those waits longer
- * for its own (the bind is the only write a signup waits for). Each caller keeps its own clock.
+ * The one rule for the work a signup causes behind its answer that its customer does not wait for
+ * (the fleet record and its mark, the pool's replacements and status), when
+ * {@code allocation.holdDuringSignupBursts} is on: in a burst of signups it waits until they pause
+ * for {@link #PAUSE}, at most {@link #MAX_HOLD}. Done at once, those writes reach the API server
+ * between the binds of the signups still arriving. The bound tenant's own first sync (its route,
+ * identity and status) is never held: the customer's first page waits for it. Each caller keeps its
+ * own clock.
  */
 public final class SignupPause {
 

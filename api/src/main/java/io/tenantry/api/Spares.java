@@ -36,7 +36,7 @@ public final class Spares {
 
   /**
    * Bound to a customer by the allocation API, and not yet reported as such: the tenant's first
-   * sync after the bind has not run (it may be held, {@link SignupPause}).
+   * sync after the bind has not run yet.
    */
   public static boolean justBound(Tenant tenant) {
     Map<String, String> annotations = tenant.getMetadata().getAnnotations();

@@ -114,7 +114,8 @@ public record OperatorConfig(
       secretStore: {location: "file:${user.home}/.local/share/tenantry/secret-store", templateSyncSeconds: 60,
                     maxTemplateDeletionShare: 0.5}
       fleet: {datastoreNamespace: tenantry, clusterName: local, kubeconfigs: []}
-      allocation: {enabled: false, defaultPool: default, maxRequestBytes: 4096, retryAfterSeconds: 10, clusterRefreshSeconds: 30}
+      allocation: {enabled: false, defaultPool: default, maxRequestBytes: 4096, retryAfterSeconds: 10, clusterRefreshSeconds: 30,
+                  holdDuringSignupBursts: true}
       routing: {mode: auto, baseDomain: "", scheme: https, gateway: {name: tenantry, sectionName: ""},
                 ingress: {className: "", tls: false, annotations: {}}, pausedBackend: {service: tenantry-paused, port: 80},
                 reservedSubdomains: [www, app, apps, api, admin, administrator, root, login, logout, signin, signup, register,
@@ -274,7 +275,9 @@ public record OperatorConfig(
       @JsonPropertyDescription("Retry-After, in seconds, of a 503 when no spare is Ready: about the time to build one.")
       int retryAfterSeconds,
       @JsonPropertyDescription("Seconds between reads of the registered clusters (and checks for allocations a killed process left unbound).")
-      int clusterRefreshSeconds) {
+      int clusterRefreshSeconds,
+      @JsonPropertyDescription("In a burst of signups, hold each signup's fleet record and the pool's replacements until signups pause for a second (at most 10 s), so that their writes do not slow the binds; false: write them at once. The bound tenant's own sync (its route, identity and status) is never held.")
+      boolean holdDuringSignupBursts) {
   }
 
   /**

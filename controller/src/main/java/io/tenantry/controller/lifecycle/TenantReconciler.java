@@ -4,7 +4,6 @@ import static net.logstash.logback.argument.StructuredArguments.kv;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.tenantry.api.Spares;
 import io.tenantry.api.Timestamps;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantPhase;
@@ -20,7 +19,6 @@ import io.tenantry.controller.config.Plan;
 import io.tenantry.controller.events.EventRecorder;
 import io.tenantry.controller.events.EventType;
 import io.tenantry.controller.queue.SyncResult;
-import io.tenantry.controller.queue.Ticker;
 import io.tenantry.controller.resources.TenantContext;
 import io.tenantry.controller.secrets.TemplateState;
 import io.tenantry.controller.status.Conditions;
@@ -59,7 +57,6 @@ public final class TenantReconciler {
   private final ConvergedTenants converged;
   private final Clock clock;
   private final Map<TenantState, StateHandler> handlers = new EnumMap<>(TenantState.class);
-  private final SignupBursts bursts = new SignupBursts(Ticker.system());
   /** Null when backups are off. */
   private final TenantBackups backups;
 
@@ -100,7 +97,6 @@ public final class TenantReconciler {
         backups.forget(name);
       }
       converged.forget(name);
-      bursts.forget(name);
       return SyncResult.done(); // Deleted: nothing of it remains to converge.
     }
     // Nothing about the tenant changed since a sync found it converged: it still is. This is the
@@ -119,12 +115,6 @@ public final class TenantReconciler {
     if (!Finalizer.has(tenant)) {
       writer.writeFinalizers(tenant, Finalizer.added(tenant));
       return SyncResult.done(); // The Tenant changed: its watch event brings it back with a fresh resourceVersion.
-    }
-    if (Spares.justBound(tenant)) {
-      Duration held = bursts.hold(name);
-      if (!held.isZero()) {
-        return SyncResult.after(held);
-      }
     }
     TenantState state = tenant.getSpec().getState();
     Plan plan = config.plans().get(tenant.getSpec().getPlan());

@@ -60,7 +60,7 @@ public final class AllocationService implements AutoCloseable {
     ClusterDirectory directory = new ClusterDirectory(records,
         ClusterDirectory.localCluster(config.fleet().clusterName(), config.fleet().clusterContextOrName(), clock), client, contexts);
     Allocator allocator = new Allocator(records, directory, urls(config.routing()), clock,
-        Duration.ofSeconds(settings.retryAfterSeconds()), registry);
+        Duration.ofSeconds(settings.retryAfterSeconds()), settings.holdDuringSignupBursts(), registry);
     AllocationApi api = new AllocationApi(new MeasuredAllocations(allocator, registry), readToken(Path.of(settings.tokenFile())),
         settings.maxRequestBytes(), settings.defaultPool());
     return new Parts(directory, allocator, api);

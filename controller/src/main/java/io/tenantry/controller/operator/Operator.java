@@ -191,7 +191,8 @@ public final class Operator implements AutoCloseable {
         new MeasuredTenantWriter(new KubeTenantWriter(client), registry, clock),
         events, provisioning, new PurgedState(cache, applier, cleanup, clock),
         templates, converged, tenantBackups, clock);
-    SparePoolReconciler pools = new SparePoolReconciler(cache, new KubeSpareWriter(client), clock);
+    SparePoolReconciler pools = new SparePoolReconciler(cache, new KubeSpareWriter(client), clock,
+        config.allocation().holdDuringSignupBursts());
     Workers workers = new Workers("tenants", queue, reconciler::sync, reconciler::failed, registry);
     Workers poolWorkers = new Workers("sparepools", poolQueue, pools::sync, (pool, e) -> {
       if (!Conflicts.isConflict(e)) {

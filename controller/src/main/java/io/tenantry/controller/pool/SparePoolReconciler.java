@@ -63,6 +63,8 @@ public final class SparePoolReconciler {
   private final ClusterView cache;
   private final SpareWriter writer;
   private final Clock clock;
+  /** Whether replacements wait for a burst of signups to pause (allocation.holdDuringSignupBursts). */
+  private final boolean holdDuringBursts;
   /**
    * By pool, the spares this process created that the cache has not shown yet, with when: the
    * informer lags the writes, and a sync in between (another spare's event) would otherwise build
@@ -72,10 +74,11 @@ public final class SparePoolReconciler {
   /** By pool, when the refill was first held back for the signups arriving now. */
   private final Map<String, Instant> heldSince = new ConcurrentHashMap<>();
 
-  public SparePoolReconciler(ClusterView cache, SpareWriter writer, Clock clock) {
+  public SparePoolReconciler(ClusterView cache, SpareWriter writer, Clock clock, boolean holdDuringBursts) {
     this.cache = cache;
     this.writer = writer;
     this.clock = clock;
+    this.holdDuringBursts = holdDuringBursts;
   }
 
   public SyncResult sync(String poolName) {
@@ -145,7 +148,7 @@ public final class SparePoolReconciler {
   /** How much longer replacements and the status wait for the signups arriving now to pause; zero: not at all. */
   private Duration refillHeld(String poolName, Instant lastSignup) {
     Instant now = clock.instant();
-    if (lastSignup == null || !SignupPause.inBurst(Duration.between(lastSignup, now))) {
+    if (!holdDuringBursts || lastSignup == null || !SignupPause.inBurst(Duration.between(lastSignup, now))) {
       heldSince.remove(poolName);
       return Duration.ZERO;
     }

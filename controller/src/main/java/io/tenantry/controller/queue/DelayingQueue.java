@@ -106,6 +106,17 @@ public class DelayingQueue<T> extends WorkQueue<T> {
     }
   }
 
+  /** How many items wait to be added within {@code horizon}: work already planned (benchmarks wait for it). */
+  public final int dueWithin(Duration horizon) {
+    long limit = ticker.nanoTime() + horizon.toNanos();
+    waitingLock.lock();
+    try {
+      return (int) waiting.stream().filter(w -> w.readyAt - limit <= 0).count();
+    } finally {
+      waitingLock.unlock();
+    }
+  }
+
   @Override
   public void shutDown() {
     super.shutDown();

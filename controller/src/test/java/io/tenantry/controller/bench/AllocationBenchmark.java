@@ -48,8 +48,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Compares the allocation API with the ceiling of the API server it writes to, side by side in one
@@ -244,7 +242,7 @@ public final class AllocationBenchmark {
   private Pair pair(int limit) throws Exception {
     maxProvisioning(settings.drainProvisioning());
     settle();
-    Map<String, Double> before = writes();
+    Map<String, Double> before = BenchSupport.writes(admin);
     String prefix = "bench-" + allocated + "-";
     Calls allocations = measure(limit, i -> allocate(prefix + i) == 200);
     Map<String, Double> allocationWrites = since(before);
@@ -259,7 +257,7 @@ public final class AllocationBenchmark {
     List<Tenant> ready = new ArrayList<>(admin.resources(Tenant.class).withLabel(WellKnown.SPARE_POOL, POOL).list().getItems()
         .stream().filter(Spares::isReady).toList());
     int clients = settings.clients();
-    before = writes();
+    before = BenchSupport.writes(admin);
     // As many calls as A made: both windows then ramp up and drain their clients alike (an A window
     // that stopped at its limit was a third as long as a full B window, and lost more to both ends).
     Calls updates = measure(allocations.count(), i -> {
@@ -403,24 +401,9 @@ public final class AllocationBenchmark {
   }
 
   private Map<String, Double> since(Map<String, Double> before) {
-    Map<String, Double> during = writes();
+    Map<String, Double> during = BenchSupport.writes(admin);
     during.replaceAll((kind, n) -> n - before.getOrDefault(kind, 0.0));
     return during;
-  }
-
-  /** The API server's count of writes so far, by verb and resource (its request metrics). */
-  private Map<String, Double> writes() {
-    Map<String, Double> writes = new TreeMap<>();
-    Pattern request = Pattern.compile("^apiserver_request_total\\{.*resource=\"([^\"]*)\".*subresource=\"([^\"]*)\".*"
-        + "verb=\"(POST|PUT|PATCH|DELETE)\".*} (\\S+)$");
-    for (String line : admin.raw("/metrics").split("\n")) {
-      Matcher m = request.matcher(line);
-      if (m.matches()) {
-        String key = m.group(3) + " " + m.group(1) + (m.group(2).isEmpty() ? "" : "/" + m.group(2));
-        writes.merge(key, Double.parseDouble(m.group(4)), Double::sum);
-      }
-    }
-    return writes;
   }
 
   /** One signup: its answer is read to the end, so the connection is kept for the client's next call. */

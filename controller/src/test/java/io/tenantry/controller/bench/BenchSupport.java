@@ -8,7 +8,9 @@ import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantSpec;
 import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.controller.operator.Operator;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
@@ -20,6 +22,8 @@ final class BenchSupport {
 
   private static final Pattern REQUEST_TOTAL = Pattern.compile("^apiserver_request_total\\{(.*)} (\\S+)$");
   private static final Pattern RESOURCE = Pattern.compile("resource=\"([^\"]*)\"");
+  private static final Pattern WRITE_TOTAL = Pattern.compile("^apiserver_request_total\\{.*resource=\"([^\"]*)\".*"
+      + "subresource=\"([^\"]*)\".*verb=\"(POST|PUT|PATCH|DELETE)\".*} (\\S+)$");
 
   private BenchSupport() {
   }
@@ -64,6 +68,19 @@ final class BenchSupport {
       }
     }
     return total;
+  }
+
+  /** The API server's count of writes so far, by verb and resource (its request metrics): "POST tenants", "PUT tenants/status". */
+  static Map<String, Double> writes(KubernetesClient admin) {
+    Map<String, Double> writes = new TreeMap<>();
+    for (String line : admin.raw("/metrics").split("\n")) {
+      Matcher m = WRITE_TOTAL.matcher(line);
+      if (m.matches()) {
+        String key = m.group(3) + " " + m.group(1) + (m.group(2).isEmpty() ? "" : "/" + m.group(2));
+        writes.merge(key, Double.parseDouble(m.group(4)), Double::sum);
+      }
+    }
+    return writes;
   }
 
   static void waitUntil(BooleanSupplier condition, int seconds) throws InterruptedException {

@@ -32,7 +32,7 @@ class SparePoolReconcilerTest {
 
   private final FakeCluster cluster = new FakeCluster();
   private final Writes writes = new Writes(cluster);
-  private final SparePoolReconciler reconciler = new SparePoolReconciler(cluster, writes, Clock.fixed(NOW, ZoneOffset.UTC));
+  private final SparePoolReconciler reconciler = new SparePoolReconciler(cluster, writes, Clock.fixed(NOW, ZoneOffset.UTC), true);
 
   private void pool(int buffer, int maxProvisioning, String version) {
     TenantTemplate template = new TenantTemplate();
@@ -154,7 +154,7 @@ class SparePoolReconcilerTest {
   @Test
   void aBurstThatGoesOnHoldsTheRefillTenSecondsAtMost() {
     MovingClock clock = new MovingClock(NOW);
-    SparePoolReconciler reconciler = new SparePoolReconciler(cluster, writes, clock);
+    SparePoolReconciler reconciler = new SparePoolReconciler(cluster, writes, clock, true);
     pool(30, 30, "1.0.0");
     reconciler.sync("default");
     allReady();

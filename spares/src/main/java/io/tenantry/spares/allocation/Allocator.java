@@ -87,6 +87,7 @@ public final class Allocator implements Allocations, AutoCloseable {
   private final TenantUrls urls;
   private final Clock clock;
   private final Duration retryAfter;
+  private final boolean holdDuringBursts;
   private final MeterRegistry registry;
   private final ExecutorService recorder = Executors.newSingleThreadExecutor(r -> {
     Thread t = new Thread(r, "allocation-recorder");
@@ -114,14 +115,16 @@ public final class Allocator implements Allocations, AutoCloseable {
    * @param directory the clusters to take spares from: in the operator, the {@link ClusterDirectory}
    * @param urls where tenants are reached, from the operator's routing settings
    * @param retryAfter what a 503 tells the caller to wait: about the time to build a spare
+   * @param holdDuringBursts whether the fleet record of a signup in a burst waits for the burst to pause
    */
   public Allocator(FleetRecords records, SpareSources directory, TenantUrls urls, Clock clock, Duration retryAfter,
-      MeterRegistry registry) {
+      boolean holdDuringBursts, MeterRegistry registry) {
     this.records = records;
     this.directory = directory;
     this.urls = urls;
     this.clock = clock;
     this.retryAfter = retryAfter;
+    this.holdDuringBursts = holdDuringBursts;
     this.registry = registry;
   }
 
@@ -265,7 +268,7 @@ public final class Allocator implements Allocations, AutoCloseable {
     long bound = System.nanoTime();
     long previous = lastBind;
     lastBind = bound;
-    boolean burst = previous != Long.MIN_VALUE && SignupPause.inBurst(Duration.ofNanos(bound - previous));
+    boolean burst = holdDuringBursts && previous != Long.MIN_VALUE && SignupPause.inBurst(Duration.ofNanos(bound - previous));
     recorder.execute(() -> {
       if (burst) {
         awaitSignupPause(bound);

@@ -258,7 +258,7 @@ class AllocationApiTest {
     InMemorySpareSources sources = new InMemorySpareSources();
     InMemorySpareCluster c1 = sources.add(new InMemorySpareCluster("c1", "default").ready("s1", "default", Instant.EPOCH));
     try (Allocator allocator = new Allocator(records, sources, new TenantUrls("https", "tenants.example", Set.of("www", "api")),
-        Clock.systemUTC(), Duration.ofSeconds(10), new SimpleMeterRegistry())) {
+        Clock.systemUTC(), Duration.ofSeconds(10), true, new SimpleMeterRegistry())) {
       answer = allocator::allocate;
 
       HttpResponse<String> response = send(Call.post(VALID.replace("}", ",\"subdomain\":\"www\"}")));

@@ -70,7 +70,7 @@ class AllocatorTest {
 
   /** A new allocator routing tenants as {@code urls} says. */
   private Allocator newAllocator(TenantUrls urls) {
-    Allocator allocator = new Allocator(records, sources, urls, Clock.fixed(NOW, ZoneOffset.UTC), RETRY_AFTER, registry);
+    Allocator allocator = new Allocator(records, sources, urls, Clock.fixed(NOW, ZoneOffset.UTC), RETRY_AFTER, true, registry);
     allocators.add(allocator);
     return allocator;
   }

@@ -1,0 +1,598 @@
+package io.tenantry.controller.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRoute;
+import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRouteBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.tenantry.api.v1alpha1.AppRoute;
+import io.tenantry.api.v1alpha1.AppSpec;
+import io.tenantry.api.v1alpha1.SparePool;
+import io.tenantry.api.v1alpha1.SparePoolSpec;
+import io.tenantry.api.v1alpha1.Tenant;
+import io.tenantry.api.v1alpha1.TenantTemplate;
+import io.tenantry.controller.config.OperatorConfig;
+import io.tenantry.controller.lifecycle.TenantCleanup;
+import io.tenantry.controller.operator.AllocationService;
+import io.tenantry.controller.operator.Operator;
+import io.tenantry.controller.resources.Names;
+import io.tenantry.secretstore.LocalSecretStore;
+import io.tenantry.spares.DatastoreEmulator;
+import io.tenantry.spares.fleet.DatastoreFleetRecords;
+import io.tenantry.spares.fleet.FleetRecords;
+import io.tenantry.testsupport.ClusterKind;
+import io.tenantry.testsupport.Crds;
+import io.tenantry.testsupport.TestCluster;
+import io.tenantry.testsupport.TestClusters;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.net.HttpURLConnection;
+import java.net.URI;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Collectors;
+
+/**
+ * From a signup to its customer's first page, end to end: the allocation API over HTTP, the
+ * operator's sync of the bound tenant, its HTTPRoute, and Traefik serving the returned URL from
+ * that tenant's own pod ({@link TrafficEdge}). For each rate, open-loop signups (each sent at its
+ * planned time, whatever the answers before it; every fourth names a subdomain) for the run's
+ * length, twice: the operator as configured (allocation.holdDuringSignupBursts on) and with the
+ * hold off, a fresh operator process each, on the same pool refilled in between. Per signup it
+ * records when it was answered, its Tenant Active and Ready at its current generation, its route
+ * accepted by the Gateway, its identity ConfigMap naming the customer, its fleet record written
+ * (the Tenant's recorded mark) and the first 200 through Traefik for the URL's host answered from
+ * its namespace; the writes the API server took and the Datastore calls, per signup, counted from
+ * the first signup until the cluster is quiet (queues empty, work due within 15 s included, every
+ * allocation recorded, the pool full again); and whether the pool ran dry (a 503). Then the peer:
+ * plain HTTPRoutes the benchmark writes itself, at the same rate, for Ready spares' Services, timed
+ * to their first 200 through the same Traefik. Last, a burst larger than the pool from closed-loop
+ * concurrent clients, on each side.
+ *
+ * <p>Arguments, all optional: rates per second (comma-separated, default 2,5,10), seconds per rate
+ * (120), the pool's buffer (400), concurrent clients of the burst (32), Traefik's
+ * providersThrottleDuration (100ms; Traefik's default is 2s). Run with tools/bench-signup.sh, which
+ * makes the pods' addresses local to this machine; CI runs {@code 2 10 20 8}.
+ */
+public final class SignupBenchmark {
+
+  private static final String POOL = "signup";
+  private static final String BASE_DOMAIN = "signup.bench";
+  private static final int MAX_PROVISIONING = 100;
+  private static final long SERVE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
+  private static final long PROBE_MILLIS = 25;
+  /**
+   * Writes per signup, counted until quiet, documented in docs/benchmarks.md: the bind, the bound
+   * tenant's first sync (identity, route, status, event), its record mark, the replacement spare
+   * and everything it costs, and the pool's status.
+   */
+  static final double MAX_WRITES_PER_SIGNUP = 30;
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final java.util.regex.Pattern BACKGROUND = java.util.regex.Pattern.compile(" (leases|nodes)(/|$)");
+
+  private record Settings(List<Double> rates, int seconds, int pool, int burstClients, String throttle) {
+  }
+
+  public static void main(String[] args) {
+    Settings settings = new Settings(
+        Arrays.stream((args.length > 0 ? args[0] : "2,5,10").split(",")).map(Double::parseDouble).toList(),
+        args.length > 1 ? Integer.parseInt(args[1]) : 120,
+        args.length > 2 ? Integer.parseInt(args[2]) : 400,
+        args.length > 3 ? Integer.parseInt(args[3]) : 32,
+        args.length > 4 ? args[4] : "100ms");
+    ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME))
+        .setLevel(ch.qos.logback.classic.Level.WARN);
+    System.setProperty("http.maxConnections", "64");
+    int exit = 1;
+    BenchGuards guards = new BenchGuards();
+    String name = "tenantry-bench-signup-" + ProcessHandle.current().pid();
+    double signups = settings.rates().stream().mapToDouble(r -> r * settings.seconds()).sum();
+    int tenants = (int) (settings.pool() * 3 + 2 * (signups + settings.pool() + 2 * settings.burstClients()));
+    try (TestCluster cluster = TestClusters.start(ClusterKind.SIMULATED, name, 0);
+         KubernetesClient admin = cluster.newClient();
+         DatastoreEmulator emulator = DatastoreEmulator.start()) {
+      Crds.install(admin, Tenant.class.getResource("/META-INF/fabric8/tenants.tenantry.io-v1.yml"));
+      Crds.install(admin, SparePool.class.getResource("/META-INF/fabric8/sparepools.tenantry.io-v1.yml"));
+      Crds.installGatewayApi(admin);
+      SignupTracker tracker = new SignupTracker(admin, POOL);
+      try (TrafficEdge edge = new TrafficEdge(cluster, admin, TrafficEdge.nodesFor(tenants), settings.throttle(),
+          tracker::identitySeen)) {
+        new SignupBenchmark(cluster, admin, edge, tracker, emulator, settings, guards).run();
+        exit = 0;
+      } finally {
+        tracker.close();
+      }
+    } catch (Exception e) {
+      e.printStackTrace();
+    } finally {
+      if (exit == 0) {
+        guards.exitIfBroken();
+      }
+      System.exit(exit);
+    }
+  }
+
+  private final TestCluster cluster;
+  private final KubernetesClient admin;
+  private final TrafficEdge edge;
+  private final SignupTracker tracker;
+  private final Settings settings;
+  private final BenchGuards guards;
+  private final FleetRecords records;
+  private final AtomicLong datastoreCalls = new AtomicLong();
+  private final Path work;
+  private final ScheduledExecutorService probes = Executors.newScheduledThreadPool(4);
+  private final ExecutorService callers = Executors.newCachedThreadPool();
+  private final List<String> summary = new ArrayList<>();
+  private final List<String> writesByKind = new ArrayList<>();
+  private int sequence;
+
+  private SignupBenchmark(TestCluster cluster, KubernetesClient admin, TrafficEdge edge, SignupTracker tracker,
+      DatastoreEmulator emulator, Settings settings, BenchGuards guards) throws IOException {
+    this.cluster = cluster;
+    this.admin = admin;
+    this.edge = edge;
+    this.tracker = tracker;
+    this.settings = settings;
+    this.guards = guards;
+    this.records = counted(new DatastoreFleetRecords(emulator.datastore(), "bench"), datastoreCalls);
+    this.work = Files.createTempDirectory("tenantry-bench-signup-");
+    Files.writeString(work.resolve("token"), "bench-token");
+    LocalSecretStore.init(work.resolve("store"), work.resolve("keyset.json"));
+  }
+
+  private void run() throws Exception {
+    TenantTemplate template = new TenantTemplate();
+    AppSpec web = new AppSpec("web", "registry.example.com/acme/web", "1.0.0", 1, edge.appPort());
+    web.setRoutes(List.of(new AppRoute("/")));
+    template.getApps().add(web);
+    SparePool pool = new SparePool();
+    pool.getMetadata().setName(POOL);
+    pool.setSpec(new SparePoolSpec(settings.pool(), MAX_PROVISIONING, template));
+    long building = System.nanoTime();
+    try (RunningOperator operator = new RunningOperator(true)) {
+      admin.resources(SparePool.class).resource(pool).create();
+      awaitPoolFull();
+      System.out.printf("pool of %d spares built in %.1f s (maxProvisioning %d)%n", settings.pool(),
+          (System.nanoTime() - building) / 1e9, MAX_PROVISIONING);
+      // Warm-up, not counted: connections, the JIT, Traefik's first reloads.
+      openLoop(operator, 2, 10);
+      awaitQuiet(operator, List.of());
+    }
+    System.out.printf("%nSignups, open loop, %d s per rate, pool buffer %d (maxProvisioning %d); milestones p50 / p99 in ms from"
+        + " the signup's planned send time; peer: an HTTPRoute the benchmark writes for a Ready spare's Service%n%n",
+        settings.seconds(), settings.pool(), MAX_PROVISIONING);
+    System.out.println("| rate/s | side | signups | 200 | 503 | least Ready | answered | Active+Ready | route accepted"
+        + " | identity | recorded | first 200 | not served | writes/signup | Datastore calls/signup |");
+    System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for (double rate : settings.rates()) {
+      Phase held = measured(rate, true);
+      Phase unheld = measured(rate, false);
+      Peer peer = peer(rate);
+      summary.add(String.format(Locale.ROOT, "rate %.0f/s: first 200 p50 %s (hold on), %s (hold off), peer %s: ratio %.2f / %.2f",
+          rate, held.firstPage().p50(), unheld.firstPage().p50(), peer.firstPage().p50(),
+          held.firstPage().p50Ms() / peer.firstPage().p50Ms(), unheld.firstPage().p50Ms() / peer.firstPage().p50Ms()));
+    }
+    for (boolean hold : List.of(true, false)) {
+      burst(hold);
+    }
+    System.out.println("\nwrites per signup by kind, 0.2 or more (counted until quiet; nodes and leases left out):");
+    writesByKind.forEach(w -> System.out.println("  " + w));
+    System.out.println();
+    summary.forEach(System.out::println);
+  }
+
+  /** One rate on one side, from a full pool, printed as a row. */
+  private Phase measured(double rate, boolean hold) throws Exception {
+    try (RunningOperator operator = new RunningOperator(hold)) {
+      awaitPoolFull();
+      Counts before = counts();
+      tracker.resetLeastReady();
+      List<Signup> signups = openLoop(operator, rate, (int) Math.round(rate * settings.seconds()));
+      awaitServed(signups);
+      awaitQuiet(operator, signups);
+      Phase phase = phase(String.format(Locale.ROOT, "%.0f/s, hold %s", rate, onOff(hold)), signups, before);
+      print(String.format(Locale.ROOT, "%.0f", rate), hold, phase);
+      guards.atMost("signups at " + rate + "/s (hold " + onOff(hold) + ") never served", phase.notServed(), 0);
+      guards.atMost("signups at " + rate + "/s (hold " + onOff(hold) + ") failed (not 200, nor 503 from an empty pool)",
+          phase.failed(), 0);
+      guards.atMost("writes per signup at " + rate + "/s (hold " + onOff(hold) + ")", phase.writesPerSignup(), MAX_WRITES_PER_SIGNUP);
+      return phase;
+    }
+  }
+
+  /** More signups than the pool holds, from closed-loop concurrent clients. */
+  private void burst(boolean hold) throws Exception {
+    try (RunningOperator operator = new RunningOperator(hold)) {
+      awaitPoolFull();
+      Counts before = counts();
+      tracker.resetLeastReady();
+      int total = settings.pool() + 2 * settings.burstClients();
+      List<Signup> signups = new ArrayList<>();
+      for (int i = 0; i < total; i++) {
+        signups.add(new Signup(nextRequestId(), i % 4 == 0));
+      }
+      AtomicInteger next = new AtomicInteger();
+      List<java.util.concurrent.Future<?>> clients = new ArrayList<>();
+      for (int c = 0; c < settings.burstClients(); c++) {
+        clients.add(callers.submit(() -> {
+          for (int i = next.getAndIncrement(); i < total; i = next.getAndIncrement()) {
+            Signup s = signups.get(i);
+            s.start = System.nanoTime();
+            signup(operator, s);
+          }
+          return null;
+        }));
+      }
+      for (java.util.concurrent.Future<?> client : clients) {
+        client.get();
+      }
+      awaitServed(signups);
+      awaitQuiet(operator, signups);
+      Phase phase = phase("burst, hold " + onOff(hold), signups, before);
+      print("burst of " + total + " (" + settings.burstClients() + " clients)", hold, phase);
+      guards.atMost("burst signups (hold " + onOff(hold) + ") never served", phase.notServed(), 0);
+      guards.atMost("burst signups (hold " + onOff(hold) + ") failed (not 200, nor 503 from an empty pool)", phase.failed(), 0);
+    }
+  }
+
+  /** {@code count} signups sent at {@code rate} per second, each at its planned time; returns once all are answered. */
+  private List<Signup> openLoop(RunningOperator operator, double rate, int count) throws Exception {
+    List<Signup> signups = new ArrayList<>();
+    List<java.util.concurrent.Future<?>> calls = new ArrayList<>();
+    long t0 = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
+    for (int i = 0; i < count; i++) {
+      Signup s = new Signup(nextRequestId(), i % 4 == 3);
+      s.start = t0 + (long) (i * 1e9 / rate);
+      for (long wait = s.start - System.nanoTime(); wait > 0; wait = s.start - System.nanoTime()) {
+        LockSupport.parkNanos(wait);
+      }
+      signups.add(s);
+      calls.add(callers.submit(() -> signup(operator, s)));
+    }
+    for (java.util.concurrent.Future<?> call : calls) {
+      call.get();
+    }
+    return signups;
+  }
+
+  private String nextRequestId() {
+    return "signup-" + (sequence++);
+  }
+
+  /** One signup: the POST, then (answered 200) a probe of its URL through Traefik every 25 ms until its namespace answers. */
+  private void signup(RunningOperator operator, Signup s) {
+    try {
+      HttpURLConnection connection = (HttpURLConnection) operator.url.openConnection();
+      byte[] body = s.request().getBytes(StandardCharsets.UTF_8);
+      connection.setRequestMethod("POST");
+      connection.setDoOutput(true);
+      connection.setFixedLengthStreamingMode(body.length);
+      connection.setRequestProperty("Authorization", "Bearer bench-token");
+      connection.setRequestProperty("Content-Type", "application/json");
+      try (OutputStream out = connection.getOutputStream()) {
+        out.write(body);
+      }
+      int code = connection.getResponseCode();
+      byte[] answer;
+      try (InputStream in = code < 400 ? connection.getInputStream() : connection.getErrorStream()) {
+        answer = in == null ? new byte[0] : in.readAllBytes();
+      }
+      s.answered = System.nanoTime();
+      s.code = code;
+      if (code == 200) {
+        JsonNode json = JSON.readTree(answer);
+        s.tenant = json.get("tenant").asText();
+        s.namespace = json.get("namespace").asText();
+        s.host = URI.create(json.get("url").asText()).getHost();
+        probe(s);
+      }
+    } catch (IOException e) {
+      s.answered = System.nanoTime();
+      s.code = -1;
+    }
+  }
+
+  private void probe(Signup s) {
+    AtomicReference<ScheduledFuture<?>> self = new AtomicReference<>();
+    self.set(probes.scheduleWithFixedDelay(() -> {
+      try {
+        TrafficEdge.Answer answer = edge.get(s.host);
+        if (answer.status() == 200 && answer.namespace().equals(s.namespace)) {
+          s.served = System.nanoTime();
+        }
+      } catch (IOException | RuntimeException e) {
+        // Not serving yet: the next probe tries again.
+      }
+      if (s.served > 0 || System.nanoTime() - s.answered > SERVE_TIMEOUT_NANOS) {
+        while (self.get() == null) {
+          Thread.onSpinWait();
+        }
+        self.get().cancel(false);
+        s.probed.countDown();
+      }
+    }, 0, PROBE_MILLIS, TimeUnit.MILLISECONDS));
+  }
+
+  private void awaitServed(List<Signup> signups) throws InterruptedException {
+    for (Signup s : signups) {
+      if (s.code == 200) {
+        s.probed.await();
+      }
+    }
+  }
+
+  /**
+   * The peer: at {@code rate}, as many plain HTTPRoutes as 10 s of it (20 at least), each for a
+   * Ready spare's Service under a hostname of its own, timed from its create to its first 200
+   * through Traefik from that spare's namespace; deleted afterwards, so no spare stays reachable.
+   */
+  private Peer peer(double rate) throws Exception {
+    List<Tenant> ready = tracker.readySpares();
+    int count = Math.min(ready.size(), Math.max(20, (int) (rate * 10)));
+    List<Signup> routes = new ArrayList<>();
+    List<java.util.concurrent.Future<?>> calls = new ArrayList<>();
+    long t0 = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
+    for (int i = 0; i < count; i++) {
+      Signup s = new Signup("peer-" + i, false);
+      s.namespace = ready.get(i).getStatus().getNamespace();
+      s.host = "peer-" + sequence++ + ".peer.bench";
+      s.start = t0 + (long) (i * 1e9 / rate);
+      for (long wait = s.start - System.nanoTime(); wait > 0; wait = s.start - System.nanoTime()) {
+        LockSupport.parkNanos(wait);
+      }
+      routes.add(s);
+      calls.add(callers.submit(() -> {
+        admin.resources(HTTPRoute.class).inNamespace(s.namespace).resource(peerRoute(s)).create();
+        s.answered = System.nanoTime();
+        s.code = 200;
+        probe(s);
+        return null;
+      }));
+    }
+    for (java.util.concurrent.Future<?> call : calls) {
+      call.get();
+    }
+    awaitServed(routes);
+    Milestone accepted = Milestone.of(routes, s -> tracker.accepted(s.namespace, "peer"));
+    Milestone firstPage = Milestone.of(routes, s -> s.served);
+    System.out.printf(Locale.ROOT, "| %.0f | peer (HTTPRoute) | %d | | | | %s | | %s | | | %s | %d | | |%n", rate, count,
+        Milestone.of(routes, s -> s.answered), accepted, firstPage, firstPage.missing());
+    for (Signup s : routes) {
+      admin.resources(HTTPRoute.class).inNamespace(s.namespace).withName("peer").delete();
+      tracker.forgetRoute(s.namespace, "peer");
+    }
+    return new Peer(firstPage);
+  }
+
+  private HTTPRoute peerRoute(Signup s) {
+    return new HTTPRouteBuilder().withNewMetadata().withName("peer").withNamespace(s.namespace).endMetadata()
+        .withNewSpec()
+        .addNewParentRef().withName("tenantry").withNamespace(TrafficEdge.EDGE_NAMESPACE).endParentRef()
+        .withHostnames(s.host)
+        .addNewRule().addNewBackendRef().withName(Names.app("web")).withPort(edge.appPort()).endBackendRef().endRule()
+        .endSpec().build();
+  }
+
+  private record Peer(Milestone firstPage) {
+  }
+
+  /** Counters read before a phase: the API server's writes (by kind, and their sum) and the Datastore calls. */
+  private record Counts(Map<String, Double> byKind, double writes, long datastore) {
+    /** The kinds of at least {@code least} writes per signup since {@code before}, most first: "12.0 POST pods". */
+    String perSignup(Counts before, int signups, double least) {
+      return byKind.entrySet().stream()
+          .map(e -> Map.entry(e.getKey(), (e.getValue() - before.byKind().getOrDefault(e.getKey(), 0.0)) / signups))
+          .filter(e -> e.getValue() >= least).sorted(Map.Entry.<String, Double>comparingByValue().reversed())
+          .map(e -> String.format(Locale.ROOT, "%.2f %s", e.getValue(), e.getKey())).collect(Collectors.joining(", "));
+    }
+  }
+
+  /** Writes of every kind but the cluster's own heartbeats (kwok's nodes, the components' leases), which go on regardless. */
+  private Counts counts() {
+    Map<String, Double> writes = BenchSupport.writes(admin);
+    writes.keySet().removeIf(kind -> BACKGROUND.matcher(kind).find());
+    return new Counts(writes, writes.values().stream().mapToDouble(Double::doubleValue).sum(), datastoreCalls.get());
+  }
+
+  private record Phase(int signups, int ok, int dry, int failed, int leastReady, Milestone answered, Milestone ready,
+      Milestone accepted, Milestone identity, Milestone recorded, Milestone firstPage, int notServed, double writesPerSignup,
+      double datastorePerSignup) {
+  }
+
+  private Phase phase(String label, List<Signup> signups, Counts before) {
+    Counts after = counts();
+    writesByKind.add(label + ": " + after.perSignup(before, Math.max(1, (int) signups.stream().filter(s -> s.code == 200).count()), 0.2));
+    List<Signup> ok = signups.stream().filter(s -> s.code == 200).toList();
+    int dry = (int) signups.stream().filter(s -> s.code == 503).count();
+    int n = Math.max(1, ok.size());
+    Milestone firstPage = Milestone.of(ok, s -> s.served);
+    return new Phase(signups.size(), ok.size(), dry, signups.size() - ok.size() - dry, tracker.leastReady(),
+        Milestone.of(signups, s -> s.answered), Milestone.of(ok, s -> tracker.ready(s.tenant)),
+        Milestone.of(ok, s -> tracker.accepted(s.namespace, "tenant")),
+        Milestone.of(ok, s -> tracker.identity(s.namespace, s.organization())), Milestone.of(ok, s -> tracker.recorded(s.tenant)),
+        firstPage, firstPage.missing(), (after.writes() - before.writes()) / n, (double) (after.datastore() - before.datastore()) / n);
+  }
+
+  private static void print(String rate, boolean hold, Phase p) {
+    System.out.printf(Locale.ROOT, "| %s | hold %s | %d | %d | %d | %d | %s | %s | %s | %s | %s | %s | %d | %.1f | %.1f |%n",
+        rate, onOff(hold), p.signups(), p.ok(), p.dry(), p.leastReady(), p.answered(), p.ready(), p.accepted(), p.identity(),
+        p.recorded(), p.firstPage(), p.notServed(), p.writesPerSignup(), p.datastorePerSignup());
+  }
+
+  private static String onOff(boolean hold) {
+    return hold ? "on" : "off";
+  }
+
+  private void awaitPoolFull() throws InterruptedException {
+    BenchSupport.waitUntil(() -> tracker.readySpares().size() >= settings.pool(), 1800);
+  }
+
+  /**
+   * Until the cluster is quiet: every signup's allocation recorded, the operator's queues empty
+   * with nothing due within 15 s, the pool full, and no write to the API server for 2 s.
+   */
+  private void awaitQuiet(RunningOperator operator, List<Signup> signups) throws InterruptedException {
+    Operator.Parts parts = operator.parts;
+    double last = -1;
+    long started = System.nanoTime();
+    for (int round = 1; System.nanoTime() - started < TimeUnit.MINUTES.toNanos(30); round++) {
+      double writes = counts().writes();
+      long unrecorded = signups.stream().filter(s -> s.code == 200 && tracker.recorded(s.tenant) == 0).count();
+      int queued = parts.queue().len() + parts.poolQueue().len() + parts.workers().inProgress() + parts.poolWorkers().inProgress();
+      int due = parts.queue().dueWithin(Duration.ofSeconds(15)) + parts.poolQueue().dueWithin(Duration.ofSeconds(15));
+      int ready = tracker.readySpares().size();
+      if (writes == last && unrecorded == 0 && queued == 0 && due == 0 && ready >= settings.pool()) {
+        return;
+      }
+      if (round % 15 == 0) {
+        System.out.printf(Locale.ROOT, "  (waiting for quiet: %.0f writes in 2 s, %d unrecorded, %d queued or syncing, %d due within 15 s,"
+            + " %d of %d spares Ready)%n", writes - last, unrecorded, queued, due, ready, settings.pool());
+      }
+      last = writes;
+      Thread.sleep(2000);
+    }
+    throw new IllegalStateException("the cluster did not become quiet in 30 minutes");
+  }
+
+  /** The operator, its allocation API and the counted fleet records, for one phase. */
+  private final class RunningOperator implements AutoCloseable {
+    final Operator.Parts parts;
+    final Operator operator;
+    final AllocationService allocation;
+    final KubernetesClient client;
+    final URL url;
+
+    RunningOperator(boolean hold) throws Exception {
+      OperatorConfig config = OperatorConfig.defaults().with("""
+          {httpPort: 0, probePort: 0, leaderElection: {enabled: false}, rateLimits: {qps: 1000, burst: 1000},
+           maxConcurrentRollouts: 200, routing: {mode: gateway, baseDomain: %s, scheme: http},
+           fleet: {datastoreProjectId: %s},
+           allocation: {enabled: true, tokenFile: '%s', holdDuringSignupBursts: %s}}"""
+          .formatted(BASE_DOMAIN, DatastoreEmulator.PROJECT_ID, work.resolve("token"), hold));
+      client = cluster.newClient();
+      parts = Operator.wire(client, config, "bench", LocalSecretStore.open(work.resolve("store"), work.resolve("keyset.json")),
+          TenantCleanup.byName(records::purgeTenant), records, null);
+      operator = new Operator(client, config, "bench", () -> { }, parts);
+      operator.start();
+      allocation = AllocationService.start(operator, config, client, records, Clock.systemUTC());
+      url = new URL("http://localhost:" + operator.httpPort() + "/v1/allocations");
+    }
+
+    @Override
+    public void close() {
+      allocation.close();
+      operator.close();
+      client.close();
+    }
+  }
+
+  /** FleetRecords whose every call is counted. */
+  private static FleetRecords counted(FleetRecords records, AtomicLong calls) {
+    return (FleetRecords) Proxy.newProxyInstance(FleetRecords.class.getClassLoader(), new Class<?>[] {FleetRecords.class},
+        (proxy, method, args) -> {
+          calls.incrementAndGet();
+          try {
+            return method.invoke(records, args);
+          } catch (InvocationTargetException e) {
+            throw e.getCause();
+          }
+        });
+  }
+
+  /** One signup (or one peer route) and when each of its milestones was reached, by System.nanoTime(). */
+  static final class Signup {
+    final String requestId;
+    final boolean subdomain;
+    final java.util.concurrent.CountDownLatch probed = new java.util.concurrent.CountDownLatch(1);
+    volatile long start;
+    volatile long answered;
+    volatile int code;
+    volatile String tenant;
+    volatile String namespace;
+    volatile String host;
+    volatile long served;
+
+    Signup(String requestId, boolean subdomain) {
+      this.requestId = requestId;
+      this.subdomain = subdomain;
+    }
+
+    String organization() {
+      return "Org " + requestId;
+    }
+
+    String request() {
+      var node = JSON.createObjectNode().put("requestId", requestId).put("organization", organization())
+          .put("email", requestId + "@bench.example").put("pool", POOL);
+      if (subdomain) {
+        node.put("subdomain", "s" + requestId.replace("signup-", "") + "-" + ProcessHandle.current().pid());
+      }
+      return node.toString();
+    }
+  }
+
+  /** p50 and p99 of one milestone over some signups, in ms from each one's start; those that never reached it are missing. */
+  record Milestone(List<Long> sortedNanos, int missing) {
+    static Milestone of(List<Signup> signups, java.util.function.ToLongFunction<Signup> at) {
+      ConcurrentLinkedQueue<Long> reached = new ConcurrentLinkedQueue<>();
+      int missing = 0;
+      for (Signup s : signups) {
+        long t = at.applyAsLong(s);
+        if (t > 0) {
+          reached.add(Math.max(0, t - s.start));
+        } else {
+          missing++;
+        }
+      }
+      return new Milestone(reached.stream().sorted().toList(), missing);
+    }
+
+    double ms(double quantile) {
+      if (sortedNanos.isEmpty()) {
+        return Double.NaN;
+      }
+      int index = (int) Math.ceil(quantile * sortedNanos.size()) - 1;
+      return sortedNanos.get(Math.max(0, index)) / 1e6;
+    }
+
+    double p50Ms() {
+      return ms(0.50);
+    }
+
+    String p50() {
+      return String.format(Locale.ROOT, "%.0f ms", ms(0.50));
+    }
+
+    @Override
+    public String toString() {
+      return String.format(Locale.ROOT, "%.0f / %.0f", ms(0.50), ms(0.99)) + (missing > 0 ? " (" + missing + " never)" : "");
+    }
+  }
+
+  static Map<String, String> annotations(Tenant t) {
+    return t.getMetadata().getAnnotations() == null ? Map.of() : t.getMetadata().getAnnotations();
+  }
+}
