@@ -19,8 +19,18 @@ public interface SpareNames {
    */
   boolean reserve(String name);
 
-  /** Names reserved in the fleet records for {@code cluster} ({@link FleetRecords#reserveName}). */
+  /**
+   * Names reserved in the fleet records for {@code cluster} ({@link FleetRecords#reserveName}); a
+   * failure names the records, whose own message ("I/O error") does not.
+   */
   static SpareNames fleet(FleetRecords records, String cluster) {
-    return name -> records.reserveName(name, cluster);
+    return name -> {
+      try {
+        return records.reserveName(name, cluster);
+      } catch (RuntimeException e) {
+        throw new IllegalStateException("spare name " + name + " not reserved in the fleet records (Datastore): "
+            + e.getMessage(), e);
+      }
+    };
   }
 }

@@ -136,6 +136,19 @@ class SparePoolReconcilerTest {
   }
 
   @Test
+  void whileTheFleetRecordsAreUnavailableNoSpareIsCreatedAndTheFailureNamesThem() {
+    InMemoryFleetRecords records = new InMemoryFleetRecords();
+    records.setAvailable(false);
+    SparePoolReconciler unreserved = new SparePoolReconciler(cluster, writes, SpareNames.fleet(records, "east"),
+        Clock.fixed(NOW, ZoneOffset.UTC));
+    pool(1, 1, "1.0.0");
+
+    assertThatThrownBy(() -> unreserved.sync("default")).isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("fleet records (Datastore)");
+    assertThat(spares()).isEmpty();
+  }
+
+  @Test
   void sparesItCreatedCountBeforeTheCacheShowsThemSoALaggingCacheBuildsNoMore() {
     pool(5, 2, "1.0.0");
     reconciler.sync("default");
