@@ -1,5 +1,8 @@
 package io.tenantry.controller.lifecycle;
 
+import io.tenantry.spares.fleet.FleetRecords;
+import io.tenantry.spares.fleet.TenantRef;
+
 /**
  * Deletes what a purged tenant leaves outside the cluster: its entries in the secret store, its
  * fleet records, and marks its backups for deletion after the configured delay. Implementations
@@ -13,19 +16,13 @@ public interface TenantCleanup {
 
   /**
    * Cleans up after the tenant {@code tenant} whose Tenant object has UID {@code tenantUid}: records
-   * kept by name (secrets, fleet records) and those kept by the UID as well (backups: a later tenant
-   * of the same name is another tenant).
+   * kept by name (secrets) and those kept by the UID as well (fleet records, backups: a later tenant
+   * of the same name, or one of the same name on another cluster, is another tenant).
    */
   void purge(String tenant, String tenantUid) throws Exception;
 
-  /** A cleanup of records kept by name alone, such as {@code FleetRecords::purgeTenant}. */
-  static TenantCleanup byName(ByName cleanup) {
-    return (tenant, tenantUid) -> cleanup.purge(tenant);
-  }
-
-  /** Cleans up what is kept by the tenant's name alone. */
-  @FunctionalInterface
-  interface ByName {
-    void purge(String tenant) throws Exception;
+  /** Purges the tenant's fleet records, kept by this cluster and the Tenant's UID. */
+  static TenantCleanup fleet(FleetRecords records, String cluster) {
+    return (tenant, tenantUid) -> records.purgeTenant(new TenantRef(cluster, tenant, tenantUid));
   }
 }

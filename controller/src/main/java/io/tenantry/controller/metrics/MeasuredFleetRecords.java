@@ -9,6 +9,7 @@ import io.tenantry.spares.fleet.FleetConflictException;
 import io.tenantry.spares.fleet.FleetInputException;
 import io.tenantry.spares.fleet.FleetRecords;
 import io.tenantry.spares.fleet.HostnameClaim;
+import io.tenantry.spares.fleet.TenantRef;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -68,6 +69,11 @@ public final class MeasuredFleetRecords implements FleetRecords {
   }
 
   @Override
+  public boolean reserveName(String tenant, String cluster) {
+    return calls.time("reserveName", () -> records.reserveName(tenant, cluster), MeasuredFleetRecords::outcome);
+  }
+
+  @Override
   public Optional<String> placement(String tenant) {
     return calls.time("placement", () -> records.placement(tenant), MeasuredFleetRecords::outcome);
   }
@@ -93,17 +99,22 @@ public final class MeasuredFleetRecords implements FleetRecords {
   }
 
   @Override
-  public boolean purgeTenant(String tenant) {
+  public int adopt(TenantRef tenant) {
+    return calls.time("adopt", () -> records.adopt(tenant), MeasuredFleetRecords::outcome);
+  }
+
+  @Override
+  public boolean purgeTenant(TenantRef tenant) {
     return calls.time("purgeTenant", () -> records.purgeTenant(tenant), MeasuredFleetRecords::outcome);
   }
 
   @Override
-  public HostnameClaim claimHostname(String hostname, String tenant, String cluster) {
-    return calls.time("claimHostname", () -> records.claimHostname(hostname, tenant, cluster), MeasuredFleetRecords::outcome);
+  public HostnameClaim claimHostname(String hostname, TenantRef tenant) {
+    return calls.time("claimHostname", () -> records.claimHostname(hostname, tenant), MeasuredFleetRecords::outcome);
   }
 
   @Override
-  public List<HostnameClaim> hostnamesOf(String tenant) {
+  public List<HostnameClaim> hostnamesOf(TenantRef tenant) {
     return calls.time("hostnamesOf", () -> records.hostnamesOf(tenant), MeasuredFleetRecords::outcome);
   }
 
@@ -113,7 +124,7 @@ public final class MeasuredFleetRecords implements FleetRecords {
   }
 
   @Override
-  public int releaseHostnames(String tenant, Collection<String> keep) {
+  public int releaseHostnames(TenantRef tenant, Collection<String> keep) {
     return calls.time("releaseHostnames", () -> records.releaseHostnames(tenant, keep), MeasuredFleetRecords::outcome);
   }
 }

@@ -47,7 +47,8 @@ public final class Main {
     FleetRecords records = fleetRecords(config.fleet());
     KmsCalls kmsCalls = new KmsCalls();
     Operator.Parts parts = Operator.wire(client, config, identity, SecretStores.open(config.secretStore(), kmsCalls),
-        records == null ? TenantCleanup.NONE : TenantCleanup.byName(records::purgeTenant), records, BackupStores.open(config));
+        records == null ? TenantCleanup.NONE : TenantCleanup.fleet(records, config.fleet().clusterName()), records,
+        BackupStores.open(config));
     kmsCalls.bindTo(parts.registry());
     Operator operator = new Operator(client, config, identity, () -> Runtime.getRuntime().halt(1), parts);
     LeaderPod pod = LeaderPod.fromEnvironment(client, System.getenv());

@@ -42,6 +42,7 @@ import io.tenantry.controller.metrics.MeasuredFleetRecords;
 import io.tenantry.controller.metrics.MeasuredSecretStore;
 import io.tenantry.controller.metrics.MeasuredTenantWriter;
 import io.tenantry.controller.pool.KubeSpareWriter;
+import io.tenantry.controller.pool.SpareNames;
 import io.tenantry.controller.pool.SparePoolReconciler;
 import io.tenantry.controller.queue.BucketRateLimiter;
 import io.tenantry.controller.queue.ItemExponentialFailureRateLimiter;
@@ -146,8 +147,8 @@ public final class Operator implements AutoCloseable {
    * @param identity this process, as events name their reporter
    * @param store the encrypted secret store (template secrets, tenants' database credentials)
    * @param fleetCleanup deletes a purged tenant's fleet records
-   * @param fleet the fleet records that hold hostname claims across clusters; null: claims are
-   *     checked within this cluster only
+   * @param fleet the fleet records that hold hostname claims and spare names across clusters; null:
+   *     both are kept unique within this cluster only
    * @param backups the backup store and keys; null: backups are off
    */
   public static Parts wire(KubernetesClient client, OperatorConfig config, String identity, SecretStore store,
@@ -191,7 +192,8 @@ public final class Operator implements AutoCloseable {
         new MeasuredTenantWriter(new KubeTenantWriter(client), registry, clock),
         events, provisioning, new PurgedState(cache, applier, cleanup, clock),
         templates, converged, tenantBackups, clock);
-    SparePoolReconciler pools = new SparePoolReconciler(cache, new KubeSpareWriter(client), clock,
+    SparePoolReconciler pools = new SparePoolReconciler(cache, new KubeSpareWriter(client),
+        fleet == null ? SpareNames.CLUSTER_ONLY : SpareNames.fleet(measuredFleet, config.fleet().clusterName()), clock,
         config.allocation().holdDuringSignupBursts());
     Workers workers = new Workers("tenants", queue, reconciler::sync, reconciler::failed, registry);
     Workers poolWorkers = new Workers("sparepools", poolQueue, pools::sync, (pool, e) -> {

@@ -50,6 +50,9 @@ import org.slf4j.LoggerFactory;
  * pod kube-controller-manager makes), and the status changes with every bind: all of it would
  * otherwise queue up between the binds of the signups that caused it. A pool emptied by a burst
  * refills a second after its last bind: signups that find it empty bind nothing.
+ *
+ * <p>Names: a spare is named {@code <pool>-} and five random characters, reserved fleet-wide
+ * ({@link SpareNames}) before its Tenant is created; a name another cluster holds is drawn again.
  */
 public final class SparePoolReconciler {
 
@@ -59,9 +62,12 @@ public final class SparePoolReconciler {
   private static final Duration SURGE_WINDOW = Duration.ofMinutes(10);
   /** How long a spare this process created counts before the cache shows it (it may be deleted unseen). */
   private static final Duration UNSEEN_CREATE_TTL = Duration.ofMinutes(1);
+  /** Draws of a spare's name before giving up; with 36^5 names, more than one is already rare. */
+  private static final int NAME_DRAWS = 5;
 
   private final ClusterView cache;
   private final SpareWriter writer;
+  private final SpareNames names;
   private final Clock clock;
   /** Whether replacements wait for a burst of signups to pause (allocation.holdDuringSignupBursts). */
   private final boolean holdDuringBursts;
@@ -74,9 +80,10 @@ public final class SparePoolReconciler {
   /** By pool, when the refill was first held back for the signups arriving now. */
   private final Map<String, Instant> heldSince = new ConcurrentHashMap<>();
 
-  public SparePoolReconciler(ClusterView cache, SpareWriter writer, Clock clock, boolean holdDuringBursts) {
+  public SparePoolReconciler(ClusterView cache, SpareWriter writer, SpareNames names, Clock clock, boolean holdDuringBursts) {
     this.cache = cache;
     this.writer = writer;
+    this.names = names;
     this.clock = clock;
     this.holdDuringBursts = holdDuringBursts;
   }
@@ -206,7 +213,7 @@ public final class SparePoolReconciler {
 
   private void create(SparePool pool) {
     Tenant spare = new Tenant();
-    spare.setMetadata(new ObjectMetaBuilder().withName(pool.getMetadata().getName() + "-" + suffix())
+    spare.setMetadata(new ObjectMetaBuilder().withName(reservedName(pool.getMetadata().getName()))
         .addToLabels(WellKnown.SPARE_POOL, pool.getMetadata().getName()).build());
     TenantSpec spec = new TenantSpec();
     spec.setState(TenantState.New);
@@ -215,6 +222,18 @@ public final class SparePoolReconciler {
     writer.create(spare);
     unseenCreates.computeIfAbsent(pool.getMetadata().getName(), name -> new ConcurrentHashMap<>())
         .put(spare.getMetadata().getName(), clock.instant());
+  }
+
+  /** A fresh name for a spare of the pool, reserved for this cluster across the fleet. */
+  private String reservedName(String pool) {
+    for (int draw = 0; draw < NAME_DRAWS; draw++) {
+      String name = pool + "-" + suffix();
+      if (names.reserve(name)) {
+        return name;
+      }
+      LOG.info("spare name taken in the fleet; drawing another {} {}", kv("pool", pool), kv("name", name));
+    }
+    throw new IllegalStateException("no free spare name for pool " + pool + " after " + NAME_DRAWS + " draws");
   }
 
   /** Puts an unallocated spare on the pool's current template (a PUT at the cached resourceVersion). */

@@ -122,7 +122,7 @@ public final class AllocationBenchmark {
       FleetRecords records = new DatastoreFleetRecords(emulator.datastore(), "bench");
       KubernetesClient operatorClient = cluster.newClient();
       Operator.Parts parts = Operator.wire(operatorClient, config, "bench", LocalSecretStore.init(work, work.resolve("keyset.json")),
-          TenantCleanup.byName(records::purgeTenant), records, null);
+          TenantCleanup.fleet(records, config.fleet().clusterName()), records, null);
       try (Operator operator = new Operator(operatorClient, config, "bench", () -> { }, parts)) {
         operator.start();
         try (AllocationService allocation = AllocationService.start(operator, config, operatorClient, records, Clock.systemUTC())) {

@@ -494,7 +494,7 @@ public final class SignupBenchmark {
           .formatted(BASE_DOMAIN, DatastoreEmulator.PROJECT_ID, work.resolve("token"), hold));
       client = cluster.newClient();
       parts = Operator.wire(client, config, "bench", LocalSecretStore.open(work.resolve("store"), work.resolve("keyset.json")),
-          TenantCleanup.byName(records::purgeTenant), records, null);
+          TenantCleanup.fleet(records, config.fleet().clusterName()), records, null);
       operator = new Operator(client, config, "bench", () -> { }, parts);
       operator.start();
       allocation = AllocationService.start(operator, config, client, records, Clock.systemUTC());

@@ -37,8 +37,8 @@ class MeasuredAllocationsTest {
   }
 
   private static Allocated allocated(boolean replayed) {
-    return new Allocated(new Allocation("r", "Initech", "ops@initech.example", "default-x7k2p", "local", "tenant-default-x7k2p",
-        Instant.parse("2026-03-01T10:00:00Z"), null), null, replayed);
+    return new Allocated(new Allocation("r", "Initech", "ops@initech.example", "default-x7k2p", "uid-1", "local",
+        "tenant-default-x7k2p", Instant.parse("2026-03-01T10:00:00Z"), null), null, replayed);
   }
 
   private double count(String pool, String outcome) {

@@ -18,6 +18,7 @@ import io.tenantry.spares.fleet.Cluster;
 import io.tenantry.spares.fleet.FleetConflictException;
 import io.tenantry.spares.fleet.FleetInputException;
 import io.tenantry.spares.fleet.InMemoryFleetRecords;
+import io.tenantry.spares.fleet.TenantRef;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Map;
@@ -66,11 +67,16 @@ class StoreCallsTest {
 
     records.registerCluster(new Cluster("east", "kind-east", Map.of(), Instant.parse("2026-03-01T10:00:00Z")));
     assertThatThrownBy(() -> records.placeTenant("acme", "west")).isInstanceOf(FleetInputException.class);
+    assertThat(records.reserveName("default-x7k2p", "east")).isTrue();
+    assertThat(records.adopt(new TenantRef("east", "default-x7k2p", "uid-1"))).isEqualTo(1);
+    assertThat(backing.placementUid("default-x7k2p")).contains("uid-1");
     backing.setAvailable(false);
     assertThatThrownBy(records::listClusters).isInstanceOf(DatastoreException.class);
 
     assertThat(calls("datastore", "registerCluster", "success")).isEqualTo(1);
     assertThat(calls("datastore", "placeTenant", "invalid")).isEqualTo(1);
+    assertThat(calls("datastore", "reserveName", "success")).isEqualTo(1);
+    assertThat(calls("datastore", "adopt", "success")).isEqualTo(1);
     assertThat(calls("datastore", "listClusters", "unavailable")).isEqualTo(1);
     assertThat(MeasuredFleetRecords.outcome(new FleetConflictException("tenant", "held by another request"))).isEqualTo(Outcome.CONFLICT);
   }

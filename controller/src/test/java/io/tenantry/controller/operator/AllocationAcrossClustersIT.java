@@ -68,7 +68,7 @@ class AllocationAcrossClustersIT {
 
     OperatorConfig config = OperatorConfig.defaults();
     config = config.with("fleet: {clusterName: east, kubeconfigs: ['%s']}".formatted(kubeconfig));
-    east = new OperatorHarness(cluster, config, null, TenantCleanup.byName(records::purgeTenant));
+    east = new OperatorHarness(cluster, config, null, TenantCleanup.fleet(records, "east"));
     api = east.serveAllocations(records, "token");
   }
 

@@ -73,7 +73,7 @@ class AllocationKillIT {
   static void stop() throws Exception {
     try {
       // An in-process operator purges what the test left, as every IT class does.
-      cleanup = new OperatorHarness(testCluster, OperatorConfig.defaults(), null, TenantCleanup.byName(records::purgeTenant));
+      cleanup = new OperatorHarness(testCluster, OperatorConfig.defaults(), null, TenantCleanup.fleet(records, "local"));
       cleanup.close();
     } finally {
       emulator.close();

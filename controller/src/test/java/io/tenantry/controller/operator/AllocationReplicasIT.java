@@ -69,7 +69,7 @@ class AllocationReplicasIT {
   @AfterAll
   static void stop() throws Exception {
     try {
-      new OperatorHarness(testCluster, OperatorConfig.defaults(), null, TenantCleanup.byName(records::purgeTenant)).close();
+      new OperatorHarness(testCluster, OperatorConfig.defaults(), null, TenantCleanup.fleet(records, "local")).close();
     } finally {
       emulator.close();
     }

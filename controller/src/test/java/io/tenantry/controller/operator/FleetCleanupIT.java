@@ -41,7 +41,7 @@ class FleetCleanupIT {
     emulator = DatastoreEmulator.start();
     records = new DatastoreFleetRecords(emulator.datastore(), "fleet-cleanup-it");
     records.registerCluster(new Cluster("local", "kwok-local", Map.of(), Instant.now()));
-    harness = new OperatorHarness(cluster, OperatorConfig.defaults(), null, TenantCleanup.byName(records::purgeTenant));
+    harness = new OperatorHarness(cluster, OperatorConfig.defaults(), null, TenantCleanup.fleet(records, "local"));
   }
 
   @AfterAll
@@ -59,8 +59,9 @@ class FleetCleanupIT {
     String other = uniqueName("kept");
     client.resources(Tenant.class).resource(tenant(name, 1, false)).create();
     awaitPhase(client, name, TenantPhase.Ready, Duration.ofMinutes(2));
-    records.recordAllocation(new Allocation("req-" + name, "Acme Corp", "ops@acme.example", name, "local", "tenant-" + name,
-        Instant.now(), null));
+    String uid = client.resources(Tenant.class).withName(name).get().getMetadata().getUid();
+    records.recordAllocation(new Allocation("req-" + name, "Acme Corp", "ops@acme.example", name, uid, "local",
+        "tenant-" + name, Instant.now(), null));
     records.placeTenant(other, "local");
     assertThat(records.placement(name)).contains("local");
 

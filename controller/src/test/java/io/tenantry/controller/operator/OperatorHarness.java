@@ -105,7 +105,7 @@ public final class OperatorHarness implements AutoCloseable {
 
   /** An operator on a new local store whose fleet records (purges, hostname claims) are {@code fleet}. */
   public OperatorHarness(TestCluster cluster, OperatorConfig config, FleetRecords fleet) throws Exception {
-    this(cluster, config, null, TenantCleanup.byName(fleet::purgeTenant), cluster.config(), fleet, null);
+    this(cluster, config, null, TenantCleanup.fleet(fleet, config.fleet().clusterName()), cluster.config(), fleet, null);
   }
 
   /**

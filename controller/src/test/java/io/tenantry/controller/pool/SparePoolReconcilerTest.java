@@ -1,6 +1,7 @@
 package io.tenantry.controller.pool;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.tenantry.api.WellKnown;
@@ -15,10 +16,12 @@ import io.tenantry.api.v1alpha1.TenantTemplate;
 import io.tenantry.controller.fakes.FakeCluster;
 import io.tenantry.controller.fakes.Writes;
 import io.tenantry.controller.queue.SyncResult;
+import io.tenantry.spares.fleet.InMemoryFleetRecords;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -32,7 +35,8 @@ class SparePoolReconcilerTest {
 
   private final FakeCluster cluster = new FakeCluster();
   private final Writes writes = new Writes(cluster);
-  private final SparePoolReconciler reconciler = new SparePoolReconciler(cluster, writes, Clock.fixed(NOW, ZoneOffset.UTC), true);
+  private final SparePoolReconciler reconciler = new SparePoolReconciler(cluster, writes, SpareNames.CLUSTER_ONLY,
+      Clock.fixed(NOW, ZoneOffset.UTC), true);
 
   private void pool(int buffer, int maxProvisioning, String version) {
     TenantTemplate template = new TenantTemplate();
@@ -97,6 +101,54 @@ class SparePoolReconcilerTest {
   }
 
   @Test
+  void aSpareNameAnotherClusterReservedIsDrawnAgainBeforeAnyTenantIsCreated() {
+    InMemoryFleetRecords records = new InMemoryFleetRecords();
+    List<String> offered = new ArrayList<>();
+    SpareNames west = SpareNames.fleet(records, "west");
+    // The east cluster reserves the first name west draws, just before west asks for it.
+    SpareNames clashing = name -> {
+      offered.add(name);
+      if (offered.size() == 1) {
+        records.reserveName(name, "east");
+      }
+      return west.reserve(name);
+    };
+    pool(1, 1, "1.0.0");
+    new SparePoolReconciler(cluster, writes, clashing, Clock.fixed(NOW, ZoneOffset.UTC), true).sync("default");
+
+    assertThat(offered).hasSize(2).allSatisfy(name -> assertThat(name).matches("default-[a-z0-9]{5}"));
+    assertThat(spares()).extracting(t -> t.getMetadata().getName()).containsExactly(offered.get(1));
+    assertThat(records.placement(offered.get(0))).contains("east");
+    assertThat(records.placement(offered.get(1))).as("reserved before its Tenant was created").contains("west");
+  }
+
+  @Test
+  void whenNoNameCanBeReservedNothingIsCreatedAndTheSyncFails() {
+    List<String> offered = new ArrayList<>();
+    SparePoolReconciler refusing = new SparePoolReconciler(cluster, writes, name -> !offered.add(name),
+        Clock.fixed(NOW, ZoneOffset.UTC), true);
+    pool(1, 1, "1.0.0");
+
+    assertThatThrownBy(() -> refusing.sync("default")).isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("no free spare name for pool default");
+    assertThat(offered).hasSize(5);
+    assertThat(spares()).isEmpty();
+  }
+
+  @Test
+  void whileTheFleetRecordsAreUnavailableNoSpareIsCreatedAndTheFailureNamesThem() {
+    InMemoryFleetRecords records = new InMemoryFleetRecords();
+    records.setAvailable(false);
+    SparePoolReconciler unreserved = new SparePoolReconciler(cluster, writes, SpareNames.fleet(records, "east"),
+        Clock.fixed(NOW, ZoneOffset.UTC), true);
+    pool(1, 1, "1.0.0");
+
+    assertThatThrownBy(() -> unreserved.sync("default")).isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("fleet records (Datastore)");
+    assertThat(spares()).isEmpty();
+  }
+
+  @Test
   void sparesItCreatedCountBeforeTheCacheShowsThemSoALaggingCacheBuildsNoMore() {
     pool(5, 2, "1.0.0");
     reconciler.sync("default");
@@ -154,7 +206,7 @@ class SparePoolReconcilerTest {
   @Test
   void aBurstThatGoesOnHoldsTheRefillTenSecondsAtMost() {
     MovingClock clock = new MovingClock(NOW);
-    SparePoolReconciler reconciler = new SparePoolReconciler(cluster, writes, clock, true);
+    SparePoolReconciler reconciler = new SparePoolReconciler(cluster, writes, SpareNames.CLUSTER_ONLY, clock, true);
     pool(30, 30, "1.0.0");
     reconciler.sync("default");
     allReady();

@@ -16,6 +16,7 @@ import io.tenantry.spares.fleet.FleetInputException;
 import io.tenantry.spares.fleet.FleetNames;
 import io.tenantry.spares.fleet.FleetRecords;
 import io.tenantry.spares.fleet.HostnameClaim;
+import io.tenantry.spares.fleet.TenantRef;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -56,7 +57,7 @@ import org.slf4j.LoggerFactory;
  *       claim of the one before; across processes the claim alone decides, and a loser that finds
  *       no free spare meanwhile is told to retry (503), then learns the name is taken. A spare not
  *       bound gives back this request's claim and keeps its others; when another process bound it
- *       under the same subdomain (claims are by tenant name, so both held one claim), the claim is
+ *       under the same subdomain (claims are by the spare's cluster and UID, so both held one claim), the claim is
  *       kept and the request told the name is taken. Two windows remain: a bind that threw after
  *       the API server applied it leaves the bound tenant without its claim until the operator
  *       syncs it and claims its names; a process killed between claim and bind leaves the name held
@@ -132,9 +133,14 @@ public final class Allocator implements Allocations, AutoCloseable {
   private record SpareKey(String cluster, String tenant) {
   }
 
-  private record Candidate(SpareSource cluster, String tenant, String namespace, String resourceVersion) {
+  private record Candidate(SpareSource cluster, String tenant, String uid, String namespace, String resourceVersion) {
     SpareKey key() {
       return new SpareKey(cluster.name(), tenant);
+    }
+
+    /** The spare as the fleet records key its claims. */
+    TenantRef ref() {
+      return new TenantRef(cluster.name(), tenant, uid);
     }
   }
 
@@ -216,7 +222,7 @@ public final class Allocator implements Allocations, AutoCloseable {
       }
       tried.add(candidate.key());
       Allocation allocation = new Allocation(request.requestId(), request.organization(), request.email(),
-          candidate.tenant(), candidate.cluster().name(), candidate.namespace(), now(), request.subdomain());
+          candidate.tenant(), candidate.uid(), candidate.cluster().name(), candidate.namespace(), now(), request.subdomain());
       AllocationOutcome outcome = claimAndBind(candidate, allocation, hostname);
       if (outcome != null) {
         return outcome;
@@ -247,8 +253,8 @@ public final class Allocator implements Allocations, AutoCloseable {
       if (hostname == null) {
         result = candidate.cluster().bind(candidate.tenant(), allocation) ? Bind.BOUND : Bind.LOST;
       } else {
-        HostnameClaim claim = records.claimHostname(hostname, candidate.tenant(), candidate.cluster().name());
-        if (!claim.tenant().equals(candidate.tenant())) {
+        HostnameClaim claim = records.claimHostname(hostname, candidate.ref());
+        if (!claim.heldBy(candidate.ref())) {
           return subdomainTaken(allocation.requestId(), allocation.subdomain(), claim.tenant());
         }
         result = bindClaimed(candidate, allocation, hostname);
@@ -281,7 +287,7 @@ public final class Allocator implements Allocations, AutoCloseable {
   /**
    * Binds the spare the hostname was claimed for. A bind that fails or throws gives the claim back,
    * so the next spare or a retry can have it; unless another process bound the spare with the same
-   * subdomain meanwhile, when the claim, shared by tenant name, is that signup's.
+   * subdomain meanwhile, when the claim, shared by the spare's UID, is that signup's.
    */
   private Bind bindClaimed(Candidate candidate, Allocation allocation, String hostname) {
     try {
@@ -292,10 +298,10 @@ public final class Allocator implements Allocations, AutoCloseable {
         return Bind.TAKEN;
       }
     } catch (RuntimeException e) {
-      release(candidate.tenant(), hostname);
+      release(candidate.ref(), hostname);
       throw e;
     }
-    release(candidate.tenant(), hostname);
+    release(candidate.ref(), hostname);
     return Bind.LOST;
   }
 
@@ -303,13 +309,13 @@ public final class Allocator implements Allocations, AutoCloseable {
    * Deletes the spare's claim on the hostname and keeps its others: another process may be binding
    * the same spare with a name of its own. A failure is logged, never thrown over the bind's.
    */
-  private void release(String tenant, String hostname) {
+  private void release(TenantRef tenant, String hostname) {
     try {
       List<String> others = records.hostnamesOf(tenant).stream().map(HostnameClaim::hostname)
           .filter(h -> !h.equals(hostname)).toList();
       records.releaseHostnames(tenant, others);
     } catch (RuntimeException e) {
-      LOG.warn("hostname claim of an unbound spare not released {} {} {}", kv("tenant", tenant), kv("hostname", hostname),
+      LOG.warn("hostname claim of an unbound spare not released {} {} {}", kv("tenant", tenant.name()), kv("hostname", hostname),
           kv("error", e.getMessage()));
     }
   }
@@ -447,8 +453,8 @@ public final class Allocator implements Allocations, AutoCloseable {
         }
         if (available > bestCount) {
           bestCount = available;
-          best = new Candidate(cluster, oldest.getMetadata().getName(), oldest.getStatus().getNamespace(),
-              oldest.getMetadata().getResourceVersion());
+          best = new Candidate(cluster, oldest.getMetadata().getName(), oldest.getMetadata().getUid(),
+              oldest.getStatus().getNamespace(), oldest.getMetadata().getResourceVersion());
         }
       }
       if (best != null) {

@@ -171,7 +171,7 @@ public final class SpareCluster implements SpareSource, AutoCloseable {
   private Allocation allocationOf(Tenant tenant) {
     String namespace = tenant.getStatus() == null ? null : tenant.getStatus().getNamespace();
     return new Allocation(annotation(tenant, WellKnown.ALLOCATION_REQUEST), tenant.getSpec().getOrganization(),
-        tenant.getSpec().getEmail(), tenant.getMetadata().getName(), name, namespace,
+        tenant.getSpec().getEmail(), tenant.getMetadata().getName(), tenant.getMetadata().getUid(), name, namespace,
         Instant.parse(annotation(tenant, WellKnown.ALLOCATED_AT)), tenant.getSpec().getSubdomain());
   }
 

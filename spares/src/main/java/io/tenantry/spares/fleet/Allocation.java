@@ -10,14 +10,16 @@ import java.time.Instant;
  * @param organization the customer's organization name
  * @param email the customer's contact email
  * @param tenant the Tenant's name, a DNS label
+ * @param tenantUid the Tenant's UID; null only in a record written before allocations kept UIDs
+ *     ({@link FleetRecords#recordAllocation} requires it)
  * @param cluster the fleet cluster holding the tenant
  * @param namespace the tenant's Kubernetes namespace in that cluster
  * @param allocatedAt when the tenant was allocated, to the microsecond
  * @param subdomain the DNS label the signup asked to be reached at under the routing base domain; null when it
  *     asked none, and the tenant is reached at its name
  */
-public record Allocation(String requestId, String organization, String email, String tenant, String cluster,
-                         String namespace, Instant allocatedAt, String subdomain) {
+public record Allocation(String requestId, String organization, String email, String tenant, String tenantUid,
+                         String cluster, String namespace, Instant allocatedAt, String subdomain) {
 
   /** Validates every field, naming the one refused. */
   public Allocation {
@@ -25,6 +27,9 @@ public record Allocation(String requestId, String organization, String email, St
     FleetNames.requireOrganization(organization);
     FleetNames.requireEmail(email);
     FleetNames.requireDnsLabel("tenant", tenant);
+    if (tenantUid != null) {
+      FleetNames.requireUid("tenantUid", tenantUid);
+    }
     FleetNames.requireDnsLabel("cluster", cluster);
     FleetNames.requireNamespace(namespace);
     allocatedAt = FleetNames.requireTime("allocatedAt", allocatedAt);

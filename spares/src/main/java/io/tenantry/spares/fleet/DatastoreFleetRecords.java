@@ -35,17 +35,21 @@ import java.util.function.Function;
  * <ul>
  *   <li>{@code Cluster}, key name = cluster name: {@code context} (kubeconfig context name, never
  *       credentials), {@code labels} (list of {key, value} entities, unindexed), {@code registeredAt}.</li>
- *   <li>{@code Placement}, key name = tenant name: {@code cluster} (indexed: {@link #tenantsOn} is a
- *       single-property query, served by Datastore's built-in indexes), {@code requestId} (the
- *       request that holds the tenant, absent when placed by hand), {@code placedAt}.</li>
+ *   <li>{@code Placement}, key name = tenant name, so the key itself reserves a spare's name across
+ *       the fleet: {@code cluster} (indexed: {@link #tenantsOn} is a single-property query, served by
+ *       Datastore's built-in indexes), {@code tenantUid} (absent until the Tenant adopts it),
+ *       {@code requestId} (the request that holds the tenant, absent when placed by hand or reserved),
+ *       {@code placedAt}.</li>
  *   <li>{@code Allocation}, key name = request id: {@code organization}, {@code email}, {@code tenant},
- *       {@code cluster}, {@code namespace}, {@code allocatedAt}, {@code subdomain} (absent when the signup
- *       asked none); all unindexed, because the tenant → request id link lives in the tenant's
- *       {@code Placement}.</li>
+ *       {@code tenantUid} (absent in records written before UIDs were kept), {@code cluster},
+ *       {@code namespace}, {@code allocatedAt}, {@code subdomain} (absent when the signup asked none);
+ *       all unindexed, because the tenant → request id link lives in the tenant's {@code Placement}.</li>
  *   <li>{@code Hostname}, key name = hostname, so the key itself makes a hostname's claim unique:
- *       {@code tenant} (indexed: {@link #hostnamesOf} is a single-property query), {@code cluster},
- *       {@code claimedAt}.</li>
+ *       {@code tenant} (indexed: {@link #hostnamesOf} is a single-property query), {@code tenantUid}
+ *       (absent in claims written before UIDs were kept), {@code cluster}, {@code claimedAt}.</li>
  * </ul>
+ * Records written before UIDs were kept are read as they are (a missing {@code tenantUid} is null)
+ * and belong to the tenant of their name on their cluster until {@link #adopt} writes its UID.
  *
  * <p>Writes that read first run in Datastore transactions, retried when Datastore aborts one for
  * contention; a retried transaction reads again, so concurrent writers of one request id all end on
@@ -162,10 +166,24 @@ public final class DatastoreFleetRecords implements FleetRecords {
       if (existing != null && cluster.equals(existing.getString("cluster"))) {
         return null;
       }
-      // A move keeps the request id: the tenant is still that signup's tenant.
+      // A move keeps the request id (the tenant is still that signup's tenant), not the UID of the Tenant left behind.
       String requestId = existing == null ? null : optionalString(existing, "requestId");
-      txn.put(placementEntity(placementKey, cluster, requestId, Instant.now()));
+      txn.put(placementEntity(placementKey, cluster, null, requestId, Instant.now()));
       return null;
+    });
+  }
+
+  @Override
+  public boolean reserveName(String tenant, String cluster) {
+    FleetNames.requireDnsLabel("tenant", tenant);
+    FleetNames.requireDnsLabel("cluster", cluster);
+    Key key = placements.newKey(tenant);
+    return inTransaction(txn -> {
+      if (txn.get(key) != null) {
+        return false;
+      }
+      txn.put(placementEntity(key, cluster, null, null, Instant.now()));
+      return true;
     });
   }
 
@@ -198,6 +216,7 @@ public final class DatastoreFleetRecords implements FleetRecords {
   @Override
   public Allocation recordAllocation(Allocation allocation) {
     requireNonNull("allocation", allocation);
+    FleetNames.requireUid("tenantUid", allocation.tenantUid());
     Key allocationKey = allocations.newKey(allocation.requestId());
     Key placementKey = placements.newKey(allocation.tenant());
     Key clusterKey = clusters.newKey(allocation.cluster());
@@ -216,16 +235,26 @@ public final class DatastoreFleetRecords implements FleetRecords {
           throw new FleetConflictException("tenant", "tenant " + allocation.tenant()
               + " is already allocated to request " + holder);
         }
-        String placedOn = placement.getString("cluster");
-        if (!placedOn.equals(allocation.cluster())) {
-          throw new FleetConflictException("cluster", "tenant " + allocation.tenant() + " is placed on cluster "
-              + placedOn + ", not " + allocation.cluster());
-        }
+        requirePlacedFor(placement, allocation);
       }
-      txn.put(allocationEntity(allocationKey, allocation),
-          placementEntity(placementKey, allocation.cluster(), allocation.requestId(), allocation.allocatedAt()));
+      txn.put(allocationEntity(allocationKey, allocation), placementEntity(placementKey, allocation.cluster(),
+          allocation.tenantUid(), allocation.requestId(), allocation.allocatedAt()));
       return allocation;
     });
+  }
+
+  /** Refuses an allocation of a tenant placed on another cluster, or for another Tenant object. */
+  private static void requirePlacedFor(Entity placement, Allocation allocation) {
+    String placedOn = placement.getString("cluster");
+    if (!placedOn.equals(allocation.cluster())) {
+      throw new FleetConflictException("cluster", "tenant " + allocation.tenant() + " is placed on cluster "
+          + placedOn + ", not " + allocation.cluster());
+    }
+    String placedUid = optionalString(placement, "tenantUid");
+    if (placedUid != null && !placedUid.equals(allocation.tenantUid())) {
+      throw new FleetConflictException("tenantUid", "tenant " + allocation.tenant() + " is placed for the Tenant"
+          + " with UID " + placedUid + ", not " + allocation.tenantUid());
+    }
   }
 
   @Override
@@ -248,16 +277,16 @@ public final class DatastoreFleetRecords implements FleetRecords {
    * documented.
    */
   @Override
-  public boolean purgeTenant(String tenant) {
-    FleetNames.requireDnsLabel("tenant", tenant);
-    Key placementKey = placements.newKey(tenant);
-    List<Key> claimKeys = claimKeysOf(tenant);
+  public boolean purgeTenant(TenantRef tenant) {
+    requireNonNull("tenant", tenant);
+    Key placementKey = placements.newKey(tenant.name());
+    List<Key> claimKeys = claimKeysOf(tenant.name());
     int fits = Math.min(claimKeys.size(), MAX_GROUPS_PER_TRANSACTION - 2);
     int released = deleteClaims(tenant, claimKeys.subList(fits, claimKeys.size()));
     boolean deleted = inTransaction(txn -> {
       List<Key> doomed = new ArrayList<>(claimsHeld(txn, tenant, claimKeys.subList(0, fits)));
       Entity placement = txn.get(placementKey);
-      if (placement != null) {
+      if (placement != null && ownsPlacement(tenant, placement)) {
         doomed.add(placementKey);
         String requestId = optionalString(placement, "requestId");
         if (requestId != null) {
@@ -270,11 +299,75 @@ public final class DatastoreFleetRecords implements FleetRecords {
     return deleted || released > 0;
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The records are read outside a transaction first, so a tenant with nothing to adopt, the usual
+   * case, costs a query and a lookup; what is found is then read again and written in transactions
+   * of at most {@value #MAX_GROUPS_PER_TRANSACTION} entity groups.
+   */
   @Override
-  public HostnameClaim claimHostname(String hostname, String tenant, String cluster) {
+  public int adopt(TenantRef tenant) {
+    requireNonNull("tenant", tenant);
+    List<Key> keys = new ArrayList<>(claimKeysOf(tenant.name()));
+    keys.add(placements.newKey(tenant.name()));
+    List<Key> unadopted = new ArrayList<>();
+    datastore.get(keys).forEachRemaining(entity -> {
+      if (unadopted(tenant, entity)) {
+        unadopted.add(entity.getKey());
+      }
+    });
+    int adopted = 0;
+    // One group of each transaction is left for the allocation a placement points at.
+    int batchSize = MAX_GROUPS_PER_TRANSACTION - 1;
+    for (int from = 0; from < unadopted.size(); from += batchSize) {
+      List<Key> batch = unadopted.subList(from, Math.min(unadopted.size(), from + batchSize));
+      adopted += inTransaction(txn -> adoptIn(txn, tenant, batch));
+    }
+    return adopted;
+  }
+
+  /** Writes the tenant's UID into those of {@code keys} still unadopted, and into the allocation of its placement. */
+  private int adoptIn(Transaction txn, TenantRef tenant, List<Key> keys) {
+    List<Entity> found = new ArrayList<>();
+    txn.get(keys.toArray(Key[]::new)).forEachRemaining(found::add);
+    List<Entity> writes = new ArrayList<>();
+    for (Entity entity : found) {
+      if (!unadopted(tenant, entity)) {
+        continue;
+      }
+      writes.add(withUid(entity, tenant.uid()));
+      String requestId = PLACEMENT.equals(entity.getKey().getKind()) ? optionalString(entity, "requestId") : null;
+      Entity allocation = requestId == null ? null : txn.get(allocations.newKey(requestId));
+      if (allocation != null && !allocation.contains("tenantUid")) {
+        writes.add(withUid(allocation, tenant.uid()));
+      }
+    }
+    txn.put(writes.toArray(Entity[]::new));
+    return writes.size();
+  }
+
+  /** Whether the entity, a placement or a claim, is the tenant's and carries no UID yet. */
+  private static boolean unadopted(TenantRef tenant, Entity entity) {
+    if (entity.contains("tenantUid")) {
+      return false;
+    }
+    String name = PLACEMENT.equals(entity.getKey().getKind()) ? entity.getKey().getName() : entity.getString("tenant");
+    return tenant.owns(entity.getString("cluster"), name, null);
+  }
+
+  private static boolean ownsPlacement(TenantRef tenant, Entity placement) {
+    return tenant.owns(placement.getString("cluster"), placement.getKey().getName(), optionalString(placement, "tenantUid"));
+  }
+
+  private static Entity withUid(Entity entity, String uid) {
+    return Entity.newBuilder(entity).set("tenantUid", unindexed(uid)).build();
+  }
+
+  @Override
+  public HostnameClaim claimHostname(String hostname, TenantRef tenant) {
     FleetNames.requireHostname("hostname", hostname);
-    FleetNames.requireDnsLabel("tenant", tenant);
-    FleetNames.requireDnsLabel("cluster", cluster);
+    requireNonNull("tenant", tenant);
     Key key = hostnames.newKey(hostname);
     return inTransaction(txn -> {
       Entity existing = txn.get(key);
@@ -282,21 +375,22 @@ public final class DatastoreFleetRecords implements FleetRecords {
         // Held already, by this tenant or another: the stored claim stands either way.
         return claim(existing);
       }
-      HostnameClaim claim = new HostnameClaim(hostname, tenant, cluster, Instant.now());
+      HostnameClaim claim = new HostnameClaim(hostname, tenant.name(), tenant.uid(), tenant.cluster(), Instant.now());
       txn.put(claimEntity(key, claim));
       return claim;
     });
   }
 
   @Override
-  public List<HostnameClaim> hostnamesOf(String tenant) {
-    FleetNames.requireDnsLabel("tenant", tenant);
-    List<Key> keys = claimKeysOf(tenant);
+  public List<HostnameClaim> hostnamesOf(TenantRef tenant) {
+    requireNonNull("tenant", tenant);
+    List<Key> keys = claimKeysOf(tenant.name());
     List<HostnameClaim> claims = new ArrayList<>();
     if (!keys.isEmpty()) {
       datastore.get(keys).forEachRemaining(entity -> {
-        if (tenant.equals(entity.getString("tenant"))) {
-          claims.add(claim(entity));
+        HostnameClaim claim = claim(entity);
+        if (claim.heldBy(tenant)) {
+          claims.add(claim);
         }
       });
     }
@@ -311,13 +405,16 @@ public final class DatastoreFleetRecords implements FleetRecords {
   }
 
   @Override
-  public int releaseHostnames(String tenant, Collection<String> keep) {
-    FleetNames.requireDnsLabel("tenant", tenant);
+  public int releaseHostnames(TenantRef tenant, Collection<String> keep) {
+    requireNonNull("tenant", tenant);
     Set<String> kept = FleetNames.requireHostnames("keep", keep);
-    return deleteClaims(tenant, claimKeysOf(tenant).stream().filter(key -> !kept.contains(key.getName())).toList());
+    return deleteClaims(tenant, claimKeysOf(tenant.name()).stream().filter(key -> !kept.contains(key.getName())).toList());
   }
 
-  /** The keys of the tenant's claims, from the index on {@code tenant}, which may lag behind writes. */
+  /**
+   * The keys of the claims of tenants of this name, on any cluster, from the index on {@code tenant},
+   * which may lag behind writes; callers keep those the tenant holds.
+   */
   private List<Key> claimKeysOf(String tenant) {
     KeyQuery query = Query.newKeyQueryBuilder()
         .setNamespace(datastoreNamespace)
@@ -333,7 +430,7 @@ public final class DatastoreFleetRecords implements FleetRecords {
    * Deletes the claims of {@code keys} the tenant still holds, as many per transaction as one may
    * touch; returns how many were deleted. Each transaction stands alone: released is released.
    */
-  private int deleteClaims(String tenant, List<Key> keys) {
+  private int deleteClaims(TenantRef tenant, List<Key> keys) {
     int deleted = 0;
     for (int from = 0; from < keys.size(); from += MAX_GROUPS_PER_TRANSACTION) {
       List<Key> batch = keys.subList(from, Math.min(keys.size(), from + MAX_GROUPS_PER_TRANSACTION));
@@ -350,11 +447,11 @@ public final class DatastoreFleetRecords implements FleetRecords {
    * Of {@code keys}, those whose claim the tenant holds now, read in the transaction: a claim the
    * query found may since have been released and taken by another tenant, and must stay theirs.
    */
-  private static List<Key> claimsHeld(Transaction txn, String tenant, List<Key> keys) {
+  private static List<Key> claimsHeld(Transaction txn, TenantRef tenant, List<Key> keys) {
     List<Key> held = new ArrayList<>();
     if (!keys.isEmpty()) {
       txn.get(keys.toArray(Key[]::new)).forEachRemaining(entity -> {
-        if (tenant.equals(entity.getString("tenant"))) {
+        if (claim(entity).heldBy(tenant)) {
           held.add(entity.getKey());
         }
       });
@@ -452,10 +549,13 @@ public final class DatastoreFleetRecords implements FleetRecords {
         instant(entity, "registeredAt"));
   }
 
-  private static Entity placementEntity(Key key, String cluster, String requestId, Instant placedAt) {
+  private static Entity placementEntity(Key key, String cluster, String tenantUid, String requestId, Instant placedAt) {
     Entity.Builder builder = Entity.newBuilder(key)
         .set("cluster", cluster)
         .set("placedAt", timestamp(placedAt));
+    if (tenantUid != null) {
+      builder.set("tenantUid", unindexed(tenantUid));
+    }
     if (requestId != null) {
       builder.set("requestId", StringValue.newBuilder(requestId).setExcludeFromIndexes(true).build());
     }
@@ -467,6 +567,7 @@ public final class DatastoreFleetRecords implements FleetRecords {
         .set("organization", unindexed(allocation.organization()))
         .set("email", unindexed(allocation.email()))
         .set("tenant", unindexed(allocation.tenant()))
+        .set("tenantUid", unindexed(allocation.tenantUid()))
         .set("cluster", unindexed(allocation.cluster()))
         .set("namespace", unindexed(allocation.namespace()))
         .set("allocatedAt", timestamp(allocation.allocatedAt()));
@@ -478,22 +579,23 @@ public final class DatastoreFleetRecords implements FleetRecords {
 
   private static Allocation allocation(Entity entity) {
     return new Allocation(entity.getKey().getName(), entity.getString("organization"), entity.getString("email"),
-        entity.getString("tenant"), entity.getString("cluster"), entity.getString("namespace"),
+        entity.getString("tenant"), optionalString(entity, "tenantUid"), entity.getString("cluster"), entity.getString("namespace"),
         instant(entity, "allocatedAt"), optionalString(entity, "subdomain"));
   }
 
-  /** Only {@code tenant} is indexed: nothing queries claims by cluster or time. */
+  /** Only {@code tenant} is indexed: nothing queries claims by UID, cluster or time. */
   private static Entity claimEntity(Key key, HostnameClaim claim) {
     return Entity.newBuilder(key)
         .set("tenant", claim.tenant())
+        .set("tenantUid", unindexed(claim.tenantUid()))
         .set("cluster", unindexed(claim.cluster()))
         .set("claimedAt", TimestampValue.newBuilder(timestamp(claim.claimedAt())).setExcludeFromIndexes(true).build())
         .build();
   }
 
   private static HostnameClaim claim(Entity entity) {
-    return new HostnameClaim(entity.getKey().getName(), entity.getString("tenant"), entity.getString("cluster"),
-        instant(entity, "claimedAt"));
+    return new HostnameClaim(entity.getKey().getName(), entity.getString("tenant"), optionalString(entity, "tenantUid"),
+        entity.getString("cluster"), instant(entity, "claimedAt"));
   }
 
   private static StringValue unindexed(String value) {

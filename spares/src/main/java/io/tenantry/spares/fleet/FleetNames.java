@@ -26,6 +26,8 @@ public final class FleetNames {
   /** Printable ASCII without spaces: request ids travel in URLs, logs and Datastore key names. */
   private static final Pattern PRINTABLE = Pattern.compile("[\\x21-\\x7e]+");
   private static final int REQUEST_ID_MAX = 128;
+  /** Kubernetes gives UUIDs; any printable value is taken, as a UID is compared, never parsed. */
+  private static final int UID_MAX = 128;
   /** Datastore reserves key names of the form __*__. */
   private static final Pattern RESERVED_KEY_NAME = Pattern.compile("__.*__");
   /** A deliberately loose shape check: one '@', no spaces, a dot in the domain. */
@@ -106,6 +108,16 @@ public final class FleetNames {
       copy.add(requireHostname(field, hostname));
     }
     return Collections.unmodifiableSet(copy);
+  }
+
+  /** A Tenant's {@code metadata.uid}: 1 to {@value #UID_MAX} printable ASCII characters without spaces. */
+  public static String requireUid(String field, String uid) {
+    requireNonNull(field, uid);
+    if (uid.isEmpty() || uid.length() > UID_MAX || !PRINTABLE.matcher(uid).matches()) {
+      throw new FleetInputException(field, "must be a Kubernetes UID, 1 to " + UID_MAX
+          + " printable ASCII characters without spaces: " + quote(uid));
+    }
+    return uid;
   }
 
   /** A request id: 1 to 128 printable ASCII characters without spaces, not of the reserved form __*__. */

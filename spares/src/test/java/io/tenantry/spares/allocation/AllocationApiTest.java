@@ -59,7 +59,7 @@ class AllocationApiTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String VALID = "{\"requestId\":\"signup-1\",\"organization\":\"Initech\",\"email\":\"ops@initech.example\"}";
   private static final Allocation ALLOCATION = new Allocation("signup-1", "Initech", "ops@initech.example", "default-x7k2p",
-      "local", "tenant-default-x7k2p", Instant.parse("2026-03-01T10:00:00.123456Z"), null);
+      "uid-default-x7k2p", "local", "tenant-default-x7k2p", Instant.parse("2026-03-01T10:00:00.123456Z"), null);
   private static final String URL = "https://default-x7k2p.tenants.example/";
 
   private final List<AllocationRequest> received = new CopyOnWriteArrayList<>();

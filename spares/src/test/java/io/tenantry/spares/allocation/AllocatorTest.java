@@ -15,6 +15,7 @@ import io.tenantry.spares.fleet.Allocation;
 import io.tenantry.spares.fleet.Cluster;
 import io.tenantry.spares.fleet.HostnameClaim;
 import io.tenantry.spares.fleet.InMemoryFleetRecords;
+import io.tenantry.spares.fleet.TenantRef;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -105,7 +106,7 @@ class AllocatorTest {
   }
 
   private static Allocation earlier(String requestId, String tenant, String cluster, String subdomain) {
-    return new Allocation(requestId, "Globex", "it@globex.example", tenant, cluster, "tenant-" + tenant,
+    return new Allocation(requestId, "Globex", "it@globex.example", tenant, "uid-" + tenant, cluster, "tenant-" + tenant,
         NOW.minusSeconds(30), subdomain);
   }
 
@@ -234,7 +235,7 @@ class AllocatorTest {
     if (outcome instanceof Allocated a && !a.replayed()) {
       Allocation allocation = a.allocation();
       assertThat(allocation).isEqualTo(new Allocation("signup-1", "Initech", "ops@initech.example", allocation.tenant(),
-          allocation.cluster(), "tenant-" + allocation.tenant(), NOW, null));
+          "uid-" + allocation.tenant(), allocation.cluster(), "tenant-" + allocation.tenant(), NOW, null));
       assertThat(a.url()).isEqualTo("https://" + allocation.tenant() + ".tenants.example/");
       assertThat(sources.cluster(allocation.cluster()).orElseThrow().boundOnServer(allocation.tenant()))
           .as("what the cluster holds").isEqualTo(allocation);
@@ -396,6 +397,8 @@ class AllocatorTest {
 
     assertThat(records.findAllocation("signup-1")).contains(allocation);
     assertThat(records.placement("s1")).contains("c1");
+    assertThat(allocation.tenantUid()).isEqualTo("uid-s1");
+    assertThat(records.placementUid("s1")).as("the placement names the Tenant object").contains("uid-s1");
     assertThat(c1.isMarkedRecorded("s1")).isTrue();
     assertThat(c1.unrecorded()).isEmpty();
   }
@@ -469,7 +472,7 @@ class AllocatorTest {
     allocator.allocate(request("signup-1"));
     allocator.allocate(request("signup-2"));
     allocator.allocate(request("signup-3", "eu"));
-    records.claimHostname("shop.tenants.example", "acme", "c9");
+    records.claimHostname("shop.tenants.example", new TenantRef("c9", "acme", "uid-acme"));
     allocator.allocate(named("signup-4", "shop"));
     newAllocator(TenantUrls.OFF).allocate(named("signup-5", "shop"));
 
@@ -569,7 +572,7 @@ class AllocatorTest {
 
   @Test
   void aSubdomainAnotherTenantHoldsIsTakenAndNoSpareIsBoundEvenFromAnEmptyPool() {
-    records.claimHostname("shop.tenants.example", "acme", "c9");
+    records.claimHostname("shop.tenants.example", new TenantRef("c9", "acme", "uid-acme"));
     InMemorySpareCluster c1 = cluster("c1", "default");
     Allocator allocator = newAllocator();
 
@@ -580,6 +583,16 @@ class AllocatorTest {
     assertThat(c1.binds()).isZero();
 
     assertThat(describe(allocator.allocate(request("signup-2")))).isEqualTo("allocated c1/s1");
+  }
+
+  @Test
+  void aSubdomainHeldByATenantOfTheSparesNameOnAnotherClusterIsTaken() {
+    records.claimHostname("shop.tenants.example", new TenantRef("c9", "s1", "uid-s1-of-c9"));
+    InMemorySpareCluster c1 = cluster("c1", "default").ready("s1", "default", T0);
+
+    assertThat(newAllocator().allocate(named("signup-1", "shop"))).isEqualTo(new SubdomainTaken("shop", "shop.tenants.example"));
+    assertThat(c1.binds()).isZero();
+    assertThat(records.hostnameHolder("shop.tenants.example")).map(HostnameClaim::cluster).contains("c9");
   }
 
   @Test
@@ -625,7 +638,7 @@ class AllocatorTest {
     assertThat(describe(allocated)).isEqualTo("allocated c1/s2");
     assertThat(allocated.url()).isEqualTo("https://shop.tenants.example/");
     assertThat(records.hostnameHolder("shop.tenants.example")).map(HostnameClaim::tenant).contains("s2");
-    assertThat(records.hostnamesOf("s1")).isEmpty();
+    assertThat(records.hostnamesOf(new TenantRef("c1", "s1", "uid-s1"))).isEmpty();
   }
 
   @Test

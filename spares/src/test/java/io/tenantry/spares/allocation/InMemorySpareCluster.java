@@ -298,7 +298,7 @@ final class InMemorySpareCluster implements SpareSource {
   /** The Tenant the informer would hold for what is stored. */
   private static Tenant tenant(Stored stored) {
     Tenant tenant = new Tenant();
-    tenant.setMetadata(new ObjectMetaBuilder().withName(stored.name()).withGeneration(1L)
+    tenant.setMetadata(new ObjectMetaBuilder().withName(stored.name()).withUid("uid-" + stored.name()).withGeneration(1L)
         .withResourceVersion(stored.resourceVersion()).withCreationTimestamp(stored.created().toString())
         .withLabels(Map.of(WellKnown.SPARE_POOL, stored.pool())).build());
     TenantSpec spec = new TenantSpec();

@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.cloud.datastore.Datastore;
 import com.google.cloud.datastore.Entity;
+import com.google.cloud.datastore.Key;
 import com.google.cloud.datastore.Query;
+import com.google.cloud.datastore.StringValue;
+import com.google.cloud.datastore.TimestampValue;
 import io.tenantry.spares.DatastoreEmulator;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -64,8 +67,13 @@ class DatastoreFleetRecordsIT {
   }
 
   private static Allocation allocation(String requestId, String tenant, String cluster) {
-    return new Allocation(requestId, "Org of " + requestId, requestId + "@example.com", tenant, cluster,
+    return new Allocation(requestId, "Org of " + requestId, requestId + "@example.com", tenant, ref(tenant, cluster).uid(), cluster,
         "tenant-" + tenant, T0.plusSeconds(1), null);
+  }
+
+  /** The Tenant of that name on that cluster, with the UID the tests give it. */
+  private static TenantRef ref(String tenant, String cluster) {
+    return new TenantRef(cluster, tenant, "uid-" + tenant + "-" + cluster);
   }
 
   private List<Entity> all(String kind) {
@@ -141,7 +149,7 @@ class DatastoreFleetRecordsIT {
   @Test
   void anAllocationKeepsTheSubdomainItsSignupAskedFor() {
     records.registerCluster(cluster("eu-1"));
-    Allocation named = new Allocation("req-shop", "Acme", "ops@acme.example", "acme", "eu-1", "tenant-acme",
+    Allocation named = new Allocation("req-shop", "Acme", "ops@acme.example", "acme", "uid-acme-eu-1", "eu-1", "tenant-acme",
         T0.plusSeconds(1), "shop");
 
     assertThat(records.recordAllocation(named)).isEqualTo(named);
@@ -157,7 +165,7 @@ class DatastoreFleetRecordsIT {
     Allocation first = allocation("req-1", "acme", "eu-1");
     assertThat(records.recordAllocation(first)).isEqualTo(first);
 
-    Allocation retry = new Allocation("req-1", "Other Org", "other@example.com", "globex", "eu-1", "tenant-globex",
+    Allocation retry = new Allocation("req-1", "Other Org", "other@example.com", "globex", "uid-globex-eu-1", "eu-1", "tenant-globex",
         T0.plusSeconds(99), "globex-shop");
     assertThat(records.recordAllocation(retry)).isEqualTo(first);
     assertThat(records.findAllocation("req-1")).contains(first);
@@ -252,7 +260,7 @@ class DatastoreFleetRecordsIT {
     Allocation globex = records.recordAllocation(allocation("req-globex", "globex", "eu-1"));
     records.placeTenant("spare-1", "eu-1");
 
-    assertThat(records.purgeTenant("acme")).isTrue();
+    assertThat(records.purgeTenant(ref("acme", "eu-1"))).isTrue();
     assertThat(records.placement("acme")).isEmpty();
     assertThat(records.findAllocation("req-acme")).isEmpty();
     assertThat(records.findAllocationByTenant("acme")).isEmpty();
@@ -261,41 +269,43 @@ class DatastoreFleetRecordsIT {
     assertThat(all("Allocation")).hasSize(1);
     assertThat(records.getCluster("eu-1")).isPresent();
 
-    assertThat(records.purgeTenant("acme")).isFalse();
-    assertThat(records.purgeTenant("spare-1")).isTrue();
+    assertThat(records.purgeTenant(ref("acme", "eu-1"))).isFalse();
+    assertThat(records.purgeTenant(ref("spare-1", "eu-1"))).isTrue();
     assertThat(records.tenantsOn("eu-1")).containsExactly("globex");
   }
 
   @Test
   void aHostnameIsClaimedOnceAndAReclaimByItsHolderChangesNothing() {
-    HostnameClaim shop = records.claimHostname("shop.acme.example", "acme", "eu-1");
+    HostnameClaim shop = records.claimHostname("shop.acme.example", ref("acme", "eu-1"));
     assertThat(shop).extracting(HostnameClaim::hostname, HostnameClaim::tenant, HostnameClaim::cluster)
         .containsExactly("shop.acme.example", "acme", "eu-1");
     assertThat(records.hostnameHolder("shop.acme.example")).contains(shop);
     Entity stored = all("Hostname").get(0);
-    assertThat(stored.getNames()).containsExactlyInAnyOrder("tenant", "cluster", "claimedAt");
+    assertThat(stored.getNames()).containsExactlyInAnyOrder("tenant", "tenantUid", "cluster", "claimedAt");
+    assertThat(records.claimHostname("shop.acme.example", ref("acme", "eu-1"))).isEqualTo(shop);
 
-    // A tenant lives on one cluster: a reclaim naming another returns the stored claim.
-    assertThat(records.claimHostname("shop.acme.example", "acme", "us-1")).isEqualTo(shop);
+    // Acme of another cluster is another tenant: it gets the holder's claim back, and holds nothing.
+    assertThat(records.claimHostname("shop.acme.example", ref("acme", "us-1"))).isEqualTo(shop);
+    assertThat(shop.heldBy(ref("acme", "us-1"))).isFalse();
     assertThat(all("Hostname")).containsExactly(stored);
 
-    HostnameClaim api = records.claimHostname("api.acme.example", "acme", "eu-1");
-    assertThat(records.hostnamesOf("acme")).containsExactly(api, shop);
-    assertThat(records.hostnamesOf("globex")).isEmpty();
+    HostnameClaim api = records.claimHostname("api.acme.example", ref("acme", "eu-1"));
+    assertThat(records.hostnamesOf(ref("acme", "eu-1"))).containsExactly(api, shop);
+    assertThat(records.hostnamesOf(ref("globex", "eu-1"))).isEmpty();
     assertThat(records.hostnameHolder("www.globex.example")).isEmpty();
   }
 
   @Test
   void aClaimOnAHostnameHeldByAnotherTenantReturnsTheHolderAndWritesNothing() {
-    HostnameClaim acme = records.claimHostname("shop.example.com", "acme", "eu-1");
+    HostnameClaim acme = records.claimHostname("shop.example.com", ref("acme", "eu-1"));
     List<Entity> before = all("Hostname");
 
-    HostnameClaim got = records.claimHostname("shop.example.com", "globex", "us-1");
+    HostnameClaim got = records.claimHostname("shop.example.com", ref("globex", "us-1"));
 
     assertThat(got).isEqualTo(acme);
     assertThat(got.tenant()).isNotEqualTo("globex");
     assertThat(all("Hostname")).isEqualTo(before);
-    assertThat(records.hostnamesOf("globex")).isEmpty();
+    assertThat(records.hostnamesOf(ref("globex", "us-1"))).isEmpty();
   }
 
   @Test
@@ -310,7 +320,7 @@ class DatastoreFleetRecordsIT {
         String cluster = i % 2 == 0 ? "eu-1" : "us-1";
         results.add(pool.submit(() -> {
           go.await();
-          return records.claimHostname("shop.example.com", tenant, cluster);
+          return records.claimHostname("shop.example.com", ref(tenant, cluster));
         }));
       }
       go.countDown();
@@ -325,7 +335,7 @@ class DatastoreFleetRecordsIT {
       assertThat(all("Hostname")).hasSize(1);
       for (int i = 0; i < tenants; i++) {
         String tenant = "t" + i;
-        assertThat(records.hostnamesOf(tenant)).as(tenant)
+        assertThat(records.hostnamesOf(ref(tenant, i % 2 == 0 ? "eu-1" : "us-1"))).as(tenant)
             .isEqualTo(tenant.equals(holder.tenant()) ? List.of(holder) : List.of());
       }
     } finally {
@@ -335,30 +345,30 @@ class DatastoreFleetRecordsIT {
 
   @Test
   void releaseHostnamesKeepsTheKeptOnesAndNeverTouchesOtherTenants() {
-    HostnameClaim a = records.claimHostname("a.acme.example", "acme", "eu-1");
-    records.claimHostname("b.acme.example", "acme", "eu-1");
-    records.claimHostname("c.acme.example", "acme", "eu-1");
-    HostnameClaim globex = records.claimHostname("www.globex.example", "globex", "us-1");
+    HostnameClaim a = records.claimHostname("a.acme.example", ref("acme", "eu-1"));
+    records.claimHostname("b.acme.example", ref("acme", "eu-1"));
+    records.claimHostname("c.acme.example", ref("acme", "eu-1"));
+    HostnameClaim globex = records.claimHostname("www.globex.example", ref("globex", "us-1"));
 
     // Naming another tenant's hostname in keep does not make it this tenant's to keep or release.
-    assertThat(records.releaseHostnames("acme", List.of("a.acme.example", "www.globex.example"))).isEqualTo(2);
-    assertThat(records.hostnamesOf("acme")).containsExactly(a);
+    assertThat(records.releaseHostnames(ref("acme", "eu-1"), List.of("a.acme.example", "www.globex.example"))).isEqualTo(2);
+    assertThat(records.hostnamesOf(ref("acme", "eu-1"))).containsExactly(a);
     assertThat(records.hostnameHolder("www.globex.example")).contains(globex);
-    assertThat(records.releaseHostnames("acme", List.of("a.acme.example"))).isZero();
+    assertThat(records.releaseHostnames(ref("acme", "eu-1"), List.of("a.acme.example"))).isZero();
 
-    assertThat(records.releaseHostnames("acme", List.of())).isEqualTo(1);
-    assertThat(records.hostnamesOf("acme")).isEmpty();
-    assertThat(records.hostnamesOf("globex")).containsExactly(globex);
-    assertThat(records.releaseHostnames("nobody", List.of())).isZero();
+    assertThat(records.releaseHostnames(ref("acme", "eu-1"), List.of())).isEqualTo(1);
+    assertThat(records.hostnamesOf(ref("acme", "eu-1"))).isEmpty();
+    assertThat(records.hostnamesOf(ref("globex", "us-1"))).containsExactly(globex);
+    assertThat(records.releaseHostnames(ref("nobody", "eu-1"), List.of())).isZero();
   }
 
   @Test
   void releaseHostnamesDeletesMoreClaimsThanOneTransactionMayTouch() {
     for (int i = 0; i < 60; i++) {
-      records.claimHostname("h" + i + ".acme.example", "acme", "eu-1");
+      records.claimHostname("h" + i + ".acme.example", ref("acme", "eu-1"));
     }
-    assertThat(records.releaseHostnames("acme", List.of("h7.acme.example"))).isEqualTo(59);
-    assertThat(records.hostnamesOf("acme")).extracting(HostnameClaim::hostname).containsExactly("h7.acme.example");
+    assertThat(records.releaseHostnames(ref("acme", "eu-1"), List.of("h7.acme.example"))).isEqualTo(59);
+    assertThat(records.hostnamesOf(ref("acme", "eu-1"))).extracting(HostnameClaim::hostname).containsExactly("h7.acme.example");
   }
 
   @Test
@@ -367,51 +377,220 @@ class DatastoreFleetRecordsIT {
     records.recordAllocation(allocation("req-acme", "acme", "eu-1"));
     // More claims than one transaction may touch with the placement and allocation (25 entity groups).
     for (int i = 0; i < 30; i++) {
-      records.claimHostname("h" + i + ".acme.example", "acme", "eu-1");
+      records.claimHostname("h" + i + ".acme.example", ref("acme", "eu-1"));
     }
-    HostnameClaim globex = records.claimHostname("www.globex.example", "globex", "eu-1");
+    HostnameClaim globex = records.claimHostname("www.globex.example", ref("globex", "eu-1"));
 
-    assertThat(records.purgeTenant("acme")).isTrue();
-    assertThat(records.hostnamesOf("acme")).isEmpty();
+    assertThat(records.purgeTenant(ref("acme", "eu-1"))).isTrue();
+    assertThat(records.hostnamesOf(ref("acme", "eu-1"))).isEmpty();
     assertThat(records.hostnameHolder("h0.acme.example")).isEmpty();
     assertThat(records.placement("acme")).isEmpty();
     assertThat(records.findAllocation("req-acme")).isEmpty();
     assertThat(all("Hostname")).hasSize(1);
     assertThat(records.hostnameHolder("www.globex.example")).contains(globex);
 
-    assertThat(records.claimHostname("h0.acme.example", "initech", "eu-1").tenant()).isEqualTo("initech");
-    assertThat(records.purgeTenant("acme")).isFalse();
+    assertThat(records.claimHostname("h0.acme.example", ref("initech", "eu-1")).tenant()).isEqualTo("initech");
+    assertThat(records.purgeTenant(ref("acme", "eu-1"))).isFalse();
   }
 
   @Test
   void aTenantWithOnlyHostnameClaimsIsPurgedToo() {
-    records.claimHostname("shop.acme.example", "acme", "eu-1");
+    records.claimHostname("shop.acme.example", ref("acme", "eu-1"));
     assertThat(records.placement("acme")).isEmpty();
 
-    assertThat(records.purgeTenant("acme")).isTrue();
+    assertThat(records.purgeTenant(ref("acme", "eu-1"))).isTrue();
     assertThat(records.hostnameHolder("shop.acme.example")).isEmpty();
-    assertThat(records.purgeTenant("acme")).isFalse();
+    assertThat(records.purgeTenant(ref("acme", "eu-1"))).isFalse();
   }
 
   @Test
   void invalidHostnameInputsAreRefusedNamingTheFieldAndWriteNothing() {
     String tooLong = ("a".repeat(63) + ".").repeat(4) + "example";
     for (String hostname : new String[] {"*.acme.example", "Shop.acme.example", "localhost", tooLong}) {
-      assertRefused("hostname", () -> records.claimHostname(hostname, "acme", "eu-1"));
+      assertRefused("hostname", () -> records.claimHostname(hostname, ref("acme", "eu-1")));
     }
-    assertThatThrownBy(() -> records.claimHostname("Shop.acme.example", "acme", "eu-1"))
+    assertThatThrownBy(() -> records.claimHostname("Shop.acme.example", ref("acme", "eu-1")))
         .hasMessageContaining("lowercase").hasMessageContaining("\"shop.acme.example\"");
-    assertRefused("tenant", () -> records.claimHostname("shop.acme.example", "Acme", "eu-1"));
-    assertRefused("cluster", () -> records.claimHostname("shop.acme.example", "acme", "eu_1"));
+    assertRefused("tenant", () -> records.claimHostname("shop.acme.example", ref("Acme", "eu-1")));
+    assertRefused("cluster", () -> records.claimHostname("shop.acme.example", ref("acme", "eu_1")));
     assertRefused("hostname", () -> records.hostnameHolder("*.acme.example"));
-    assertRefused("tenant", () -> records.hostnamesOf("1acme"));
-    assertRefused("keep", () -> records.releaseHostnames("acme", null));
-    assertRefused("keep", () -> records.releaseHostnames("acme", List.of("Shop.acme.example")));
+    assertRefused("tenant", () -> records.hostnamesOf(null));
+    assertRefused("keep", () -> records.releaseHostnames(ref("acme", "eu-1"), null));
+    assertRefused("keep", () -> records.releaseHostnames(ref("acme", "eu-1"), List.of("Shop.acme.example")));
     assertThat(all("Hostname")).isEmpty();
 
-    records.claimHostname("shop.acme.example", "acme", "eu-1");
-    assertRefused("keep", () -> records.releaseHostnames("acme", Arrays.asList("a.acme.example", null)));
-    assertThat(records.hostnamesOf("acme")).hasSize(1);
+    records.claimHostname("shop.acme.example", ref("acme", "eu-1"));
+    assertRefused("keep", () -> records.releaseHostnames(ref("acme", "eu-1"), Arrays.asList("a.acme.example", null)));
+    assertThat(records.hostnamesOf(ref("acme", "eu-1"))).hasSize(1);
+  }
+
+  @Test
+  void oneNameOnTwoClustersIsTwoTenantsThatNeverReleaseOrPurgeEachOthersRecords() {
+    records.registerCluster(cluster("east"));
+    records.registerCluster(cluster("west"));
+    TenantRef east = ref("acme", "east");
+    TenantRef west = ref("acme", "west");
+    Allocation allocated = records.recordAllocation(allocation("req-acme", "acme", "east"));
+    HostnameClaim shop = records.claimHostname("shop.acme.example", east);
+
+    HostnameClaim got = records.claimHostname("shop.acme.example", west);
+    assertThat(got).isEqualTo(shop);
+    assertThat(got.heldBy(west)).isFalse();
+    assertThat(records.hostnamesOf(west)).isEmpty();
+    assertThat(records.releaseHostnames(west, List.of())).isZero();
+    assertThat(records.adopt(west)).isZero();
+    assertThat(records.purgeTenant(west)).isFalse();
+    // Acme created again on east is another Tenant object as well.
+    assertThat(records.purgeTenant(new TenantRef("east", "acme", "uid-acme-again"))).isFalse();
+
+    assertThat(records.hostnamesOf(east)).containsExactly(shop);
+    assertThat(records.placement("acme")).contains("east");
+    assertThat(records.findAllocationByTenant("acme")).contains(allocated);
+    assertThat(records.purgeTenant(east)).isTrue();
+    assertThat(all("Hostname")).isEmpty();
+    assertThat(all("Placement")).isEmpty();
+    assertThat(all("Allocation")).isEmpty();
+  }
+
+  @Test
+  void ofClustersReservingOneSpareNameAtOnceExactlyOneGetsIt() throws Exception {
+    int clusters = 8;
+    ExecutorService pool = Executors.newFixedThreadPool(clusters);
+    CountDownLatch go = new CountDownLatch(1);
+    List<Future<Boolean>> results = new ArrayList<>();
+    try {
+      for (int i = 0; i < clusters; i++) {
+        String cluster = "c" + i;
+        results.add(pool.submit(() -> {
+          go.await();
+          return records.reserveName("default-x7k2p", cluster);
+        }));
+      }
+      go.countDown();
+      List<String> winners = new ArrayList<>();
+      for (int i = 0; i < clusters; i++) {
+        if (results.get(i).get(120, TimeUnit.SECONDS)) {
+          winners.add("c" + i);
+        }
+      }
+      assertThat(winners).hasSize(1);
+      assertThat(records.placement("default-x7k2p")).contains(winners.get(0));
+      assertThat(all("Placement")).singleElement().satisfies(e -> assertThat(e.getNames()).containsExactlyInAnyOrder("cluster", "placedAt"));
+      assertThat(records.reserveName("default-x7k2p", winners.get(0))).isFalse();
+    } finally {
+      pool.shutdownNow();
+    }
+    assertRefused("tenant", () -> records.reserveName("Default", "c0"));
+    assertRefused("cluster", () -> records.reserveName("default-abcde", "C0"));
+  }
+
+  @Test
+  void aReservedNameIsAdoptedByItsTenantAllocatedInPlaceAndFreedByItsPurge() {
+    records.registerCluster(cluster("east"));
+    assertThat(records.reserveName("default-x7k2p", "east")).isTrue();
+    TenantRef spare = ref("default-x7k2p", "east");
+
+    assertThat(records.adopt(spare)).isEqualTo(1);
+    assertThat(all("Placement").get(0).getString("tenantUid")).isEqualTo(spare.uid());
+    Allocation other = new Allocation("req-2", "Acme", "ops@acme.example", "default-x7k2p", "uid-other", "east",
+        "tenant-default-x7k2p", T0, null);
+    assertThatThrownBy(() -> records.recordAllocation(other))
+        .isInstanceOfSatisfying(FleetConflictException.class, e -> assertThat(e.field()).isEqualTo("tenantUid"));
+    Allocation mine = records.recordAllocation(allocation("req-1", "default-x7k2p", "east"));
+    assertThat(records.findAllocationByTenant("default-x7k2p")).contains(mine);
+    Allocation withoutUid = new Allocation("req-3", "Acme", "ops@acme.example", "newco", null, "east", "tenant-newco", T0, null);
+    assertRefused("tenantUid", () -> records.recordAllocation(withoutUid));
+
+    assertThat(records.purgeTenant(spare)).isTrue();
+    assertThat(records.reserveName("default-x7k2p", "west")).isTrue();
+  }
+
+  @Test
+  void recordsWrittenBeforeUidsAreAdoptedByTheTenantOfTheirNameOnTheirClusterAlone() {
+    records.registerCluster(cluster("east"));
+    records.registerCluster(cluster("west"));
+    putAsBefore("acme", "east", "req-acme", 30);
+    TenantRef east = ref("acme", "east");
+    TenantRef west = ref("acme", "west");
+
+    // Read as they are: no UID, still the tenant's of that name on that cluster.
+    assertThat(records.findAllocation("req-acme").orElseThrow().tenantUid()).isNull();
+    assertThat(records.hostnameHolder("h0.acme.example").orElseThrow().tenantUid()).isNull();
+    assertThat(records.hostnamesOf(east)).hasSize(30);
+    assertThat(records.hostnamesOf(west)).isEmpty();
+    assertThat(records.adopt(west)).isZero();
+    assertThat(records.purgeTenant(west)).isFalse();
+    assertThat(records.claimHostname("h0.acme.example", west).heldBy(west)).isFalse();
+
+    // The first sync of acme on east takes them over, in more transactions than one: placement, allocation, 30 claims.
+    assertThat(records.adopt(east)).isEqualTo(32);
+    assertThat(records.adopt(east)).isZero();
+    assertThat(all("Hostname")).allSatisfy(e -> assertThat(e.getString("tenantUid")).isEqualTo(east.uid()));
+    assertThat(all("Placement")).singleElement().satisfies(e -> assertThat(e.getString("tenantUid")).isEqualTo(east.uid()));
+    assertThat(records.findAllocationByTenant("acme").orElseThrow().tenantUid()).isEqualTo(east.uid());
+    TenantRef again = new TenantRef("east", "acme", "uid-acme-again");
+    assertThat(records.hostnamesOf(again)).as("adopted: acme created again holds none").isEmpty();
+    assertThat(records.purgeTenant(again)).isFalse();
+
+    assertThat(records.purgeTenant(east)).isTrue();
+    assertThat(all("Hostname")).isEmpty();
+    assertThat(all("Placement")).isEmpty();
+    assertThat(all("Allocation")).isEmpty();
+  }
+
+  @Test
+  void recordsWrittenBeforeUidsArePurgedByTheirTenantEvenUnadopted() {
+    records.registerCluster(cluster("east"));
+    putAsBefore("acme", "east", "req-acme", 2);
+    putAsBefore("globex", "east", null, 1);
+
+    assertThat(records.purgeTenant(ref("acme", "west"))).isFalse();
+    assertThat(records.releaseHostnames(ref("acme", "west"), List.of())).isZero();
+    assertThat(records.releaseHostnames(ref("acme", "east"), List.of("h0.acme.example"))).isEqualTo(1);
+    assertThat(records.purgeTenant(ref("acme", "east"))).isTrue();
+    assertThat(records.placement("acme")).isEmpty();
+    assertThat(records.findAllocation("req-acme")).isEmpty();
+    assertThat(all("Hostname")).extracting(e -> e.getKey().getName()).containsExactly("h0.globex.example");
+    assertThat(records.placement("globex")).contains("east");
+  }
+
+  /**
+   * Writes a tenant's records raw, as the code before UIDs wrote them (same kinds, keys and
+   * properties, no {@code tenantUid}): its placement, its allocation when {@code requestId} is not
+   * null, and {@code claims} hostname claims h0, h1, ... under the tenant's name.
+   */
+  private void putAsBefore(String tenant, String cluster, String requestId, int claims) {
+    com.google.cloud.Timestamp at = com.google.cloud.Timestamp.ofTimeSecondsAndNanos(T0.getEpochSecond(), T0.getNano());
+    List<Entity> entities = new ArrayList<>();
+    Entity.Builder placement = Entity.newBuilder(key("Placement", tenant)).set("cluster", cluster).set("placedAt", at);
+    if (requestId != null) {
+      placement.set("requestId", StringValue.newBuilder(requestId).setExcludeFromIndexes(true).build());
+      entities.add(Entity.newBuilder(key("Allocation", requestId))
+          .set("organization", unindexed("Org of " + tenant))
+          .set("email", unindexed("ops@" + tenant + ".example"))
+          .set("tenant", unindexed(tenant))
+          .set("cluster", unindexed(cluster))
+          .set("namespace", unindexed("tenant-" + tenant))
+          .set("allocatedAt", at)
+          .build());
+    }
+    entities.add(placement.build());
+    for (int i = 0; i < claims; i++) {
+      entities.add(Entity.newBuilder(key("Hostname", "h" + i + "." + tenant + ".example"))
+          .set("tenant", tenant)
+          .set("cluster", unindexed(cluster))
+          .set("claimedAt", TimestampValue.newBuilder(at).setExcludeFromIndexes(true).build())
+          .build());
+    }
+    datastore.put(entities.toArray(Entity[]::new));
+  }
+
+  private Key key(String kind, String name) {
+    return datastore.newKeyFactory().setNamespace(namespace).setKind(kind).newKey(name);
+  }
+
+  private static StringValue unindexed(String value) {
+    return StringValue.newBuilder(value).setExcludeFromIndexes(true).build();
   }
 
   private static void assertRefused(String field, ThrowingCallable call) {

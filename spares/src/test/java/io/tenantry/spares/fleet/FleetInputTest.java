@@ -16,7 +16,7 @@ class FleetInputTest {
 
   private static Allocation allocation(String requestId, String organization, String email, String tenant,
                                        String cluster, String namespace) {
-    return new Allocation(requestId, organization, email, tenant, cluster, namespace, NOW, null);
+    return new Allocation(requestId, organization, email, tenant, "uid-" + tenant, cluster, namespace, NOW, null);
   }
 
   private static void assertRefused(String field, ThrowingCallable call) {
@@ -72,15 +72,15 @@ class FleetInputTest {
 
   @Test
   void allocatedAtIsRequired() {
-    assertRefused("allocatedAt", () -> new Allocation("r", "Acme", "a@b.io", "acme", "eu-1", "ns", null, null));
+    assertRefused("allocatedAt", () -> new Allocation("r", "Acme", "a@b.io", "acme", "uid-acme", "eu-1", "ns", null, null));
   }
 
   @Test
   void aSubdomainIsOptionalAndADnsLabelWhenGiven() {
-    assertThat(new Allocation("r", "Acme", "a@b.io", "acme", "eu-1", "ns", NOW, "shop").label()).isEqualTo("shop");
+    assertThat(new Allocation("r", "Acme", "a@b.io", "acme", "uid-acme", "eu-1", "ns", NOW, "shop").label()).isEqualTo("shop");
     assertThat(allocation("r", "Acme", "a@b.io", "acme", "eu-1", "ns").label()).isEqualTo("acme");
-    assertRefused("subdomain", () -> new Allocation("r", "Acme", "a@b.io", "acme", "eu-1", "ns", NOW, "Shop"));
-    assertRefused("subdomain", () -> new Allocation("r", "Acme", "a@b.io", "acme", "eu-1", "ns", NOW, "shop.acme"));
+    assertRefused("subdomain", () -> new Allocation("r", "Acme", "a@b.io", "acme", "uid-acme", "eu-1", "ns", NOW, "Shop"));
+    assertRefused("subdomain", () -> new Allocation("r", "Acme", "a@b.io", "acme", "uid-acme", "eu-1", "ns", NOW, "shop.acme"));
   }
 
   @Test
@@ -132,12 +132,41 @@ class FleetInputTest {
 
   @Test
   void hostnameClaimFieldsAreValidated() {
-    assertRefused("hostname", () -> new HostnameClaim("*.example.com", "acme", "eu-1", NOW));
-    assertRefused("tenant", () -> new HostnameClaim("app.example.com", "Acme", "eu-1", NOW));
-    assertRefused("cluster", () -> new HostnameClaim("app.example.com", "acme", "eu_1", NOW));
-    assertRefused("claimedAt", () -> new HostnameClaim("app.example.com", "acme", "eu-1", null));
-    assertThat(new HostnameClaim("app.example.com", "acme", "eu-1", NOW).claimedAt())
+    assertRefused("hostname", () -> new HostnameClaim("*.example.com", "acme", "uid-acme", "eu-1", NOW));
+    assertRefused("tenant", () -> new HostnameClaim("app.example.com", "Acme", "uid-acme", "eu-1", NOW));
+    assertRefused("cluster", () -> new HostnameClaim("app.example.com", "acme", "uid-acme", "eu_1", NOW));
+    assertRefused("claimedAt", () -> new HostnameClaim("app.example.com", "acme", "uid-acme", "eu-1", null));
+    assertThat(new HostnameClaim("app.example.com", "acme", "uid-acme", "eu-1", NOW).claimedAt())
         .isEqualTo(Instant.parse("2026-01-02T03:04:05.123456Z"));
+  }
+
+  @Test
+  void tenantUidsAreValidatedAndMayBeAbsentOnlyInRecordsWrittenBeforeThem() {
+    assertRefused("tenantUid", () -> new HostnameClaim("app.example.com", "acme", "", "eu-1", NOW));
+    assertRefused("tenantUid", () -> new HostnameClaim("app.example.com", "acme", "has space", "eu-1", NOW));
+    assertRefused("tenantUid", () -> new Allocation("r", "Acme", "a@b.io", "acme", "x".repeat(129), "eu-1", "ns", NOW, null));
+    assertThat(new HostnameClaim("app.example.com", "acme", null, "eu-1", NOW).tenantUid()).isNull();
+    assertThat(new Allocation("r", "Acme", "a@b.io", "acme", null, "eu-1", "ns", NOW, null).tenantUid()).isNull();
+  }
+
+  @Test
+  void tenantRefNamesTheFieldItRefuses() {
+    assertRefused("cluster", () -> new TenantRef("EU", "acme", "uid-1"));
+    assertRefused("tenant", () -> new TenantRef("eu-1", "1acme", "uid-1"));
+    assertRefused("tenantUid", () -> new TenantRef("eu-1", "acme", null));
+    assertRefused("tenantUid", () -> new TenantRef("eu-1", "acme", ""));
+  }
+
+  @Test
+  void aRecordIsTheTenantsByClusterAndUidOrByClusterAndNameWhenItHasNoUid() {
+    TenantRef acmeEast = new TenantRef("east", "acme", "uid-x");
+    assertThat(acmeEast.owns("east", "acme", "uid-x")).isTrue();
+    assertThat(acmeEast.owns("east", "acme", null)).as("written before UIDs: adopted").isTrue();
+    assertThat(acmeEast.owns("west", "acme", "uid-x")).as("another cluster").isFalse();
+    assertThat(acmeEast.owns("west", "acme", null)).as("another cluster, before UIDs").isFalse();
+    assertThat(acmeEast.owns("east", "acme", "uid-y")).as("the name created again").isFalse();
+    assertThat(acmeEast.owns("east", "globex", "uid-x")).isFalse();
+    assertThat(new HostnameClaim("app.example.com", "acme", "uid-y", "west", NOW).heldBy(acmeEast)).isFalse();
   }
 
   @Test

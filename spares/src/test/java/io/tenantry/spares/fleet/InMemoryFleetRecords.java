@@ -20,8 +20,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class InMemoryFleetRecords implements FleetRecords {
 
-  /** Where a tenant is placed and, once allocated, the request id that holds it. */
-  private record Placement(String cluster, String requestId) {
+  /**
+   * Where a tenant is placed, the UID of its Tenant (null until adopted) and, once allocated, the
+   * request id that holds it.
+   */
+  private record Placement(String cluster, String tenantUid, String requestId) {
   }
 
   private final Map<String, Cluster> clusters = new TreeMap<>();
@@ -40,6 +43,25 @@ public final class InMemoryFleetRecords implements FleetRecords {
   /** How many times {@link #findAllocation} was called. */
   public int allocationLookups() {
     return allocationLookups.get();
+  }
+
+  /**
+   * Stores records as the code before UIDs wrote them, to test their adoption: a placement, with the
+   * allocation it points at when {@code allocation} is not null, and hostname claims, none with a UID.
+   */
+  public synchronized void putUnadopted(String tenant, String cluster, Allocation allocation, String... hostnames) {
+    placements.put(tenant, new Placement(cluster, null, allocation == null ? null : allocation.requestId()));
+    if (allocation != null) {
+      allocations.put(allocation.requestId(), withUid(allocation, null));
+    }
+    for (String hostname : hostnames) {
+      this.hostnames.put(hostname, new HostnameClaim(hostname, tenant, null, cluster, Instant.now()));
+    }
+  }
+
+  /** The UID the tenant's placement carries; empty when it is not placed or carries none. */
+  public synchronized Optional<String> placementUid(String tenant) {
+    return Optional.ofNullable(placements.get(tenant)).map(Placement::tenantUid);
   }
 
   @Override
@@ -85,8 +107,19 @@ public final class InMemoryFleetRecords implements FleetRecords {
     requireAvailable();
     requireRegistered(cluster);
     Placement existing = placements.get(tenant);
-    // A move keeps the request id: the tenant is still that signup's tenant.
-    placements.put(tenant, new Placement(cluster, existing == null ? null : existing.requestId()));
+    if (existing != null && existing.cluster().equals(cluster)) {
+      return;
+    }
+    // A move keeps the request id (the tenant is still that signup's tenant), not the UID of the Tenant left behind.
+    placements.put(tenant, new Placement(cluster, null, existing == null ? null : existing.requestId()));
+  }
+
+  @Override
+  public synchronized boolean reserveName(String tenant, String cluster) {
+    FleetNames.requireDnsLabel("tenant", tenant);
+    FleetNames.requireDnsLabel("cluster", cluster);
+    requireAvailable();
+    return placements.putIfAbsent(tenant, new Placement(cluster, null, null)) == null;
   }
 
   @Override
@@ -120,6 +153,7 @@ public final class InMemoryFleetRecords implements FleetRecords {
   @Override
   public synchronized Allocation recordAllocation(Allocation allocation) {
     requireNonNull("allocation", allocation);
+    FleetNames.requireUid("tenantUid", allocation.tenantUid());
     requireAvailable();
     Allocation existing = allocations.get(allocation.requestId());
     if (existing != null) {
@@ -136,8 +170,12 @@ public final class InMemoryFleetRecords implements FleetRecords {
       throw new FleetConflictException("cluster", "tenant " + allocation.tenant() + " is placed on cluster "
           + placement.cluster() + ", not " + allocation.cluster());
     }
+    if (placement != null && placement.tenantUid() != null && !placement.tenantUid().equals(allocation.tenantUid())) {
+      throw new FleetConflictException("tenantUid", "tenant " + allocation.tenant() + " is placed for the Tenant with UID "
+          + placement.tenantUid() + ", not " + allocation.tenantUid());
+    }
     allocations.put(allocation.requestId(), allocation);
-    placements.put(allocation.tenant(), new Placement(allocation.cluster(), allocation.requestId()));
+    placements.put(allocation.tenant(), new Placement(allocation.cluster(), allocation.tenantUid(), allocation.requestId()));
     return allocation;
   }
 
@@ -151,32 +189,61 @@ public final class InMemoryFleetRecords implements FleetRecords {
   }
 
   @Override
-  public synchronized boolean purgeTenant(String tenant) {
-    FleetNames.requireDnsLabel("tenant", tenant);
+  public synchronized int adopt(TenantRef tenant) {
+    requireNonNull("tenant", tenant);
     requireAvailable();
-    boolean claimsRemoved = hostnames.values().removeIf(claim -> claim.tenant().equals(tenant));
-    Placement placement = placements.remove(tenant);
-    if (placement != null && placement.requestId() != null) {
+    int adopted = 0;
+    Placement placement = placements.get(tenant.name());
+    if (placement != null && placement.tenantUid() == null && tenant.owns(placement.cluster(), tenant.name(), null)) {
+      placements.put(tenant.name(), new Placement(placement.cluster(), tenant.uid(), placement.requestId()));
+      adopted++;
+      Allocation allocation = placement.requestId() == null ? null : allocations.get(placement.requestId());
+      if (allocation != null && allocation.tenantUid() == null) {
+        allocations.put(allocation.requestId(), withUid(allocation, tenant.uid()));
+        adopted++;
+      }
+    }
+    for (HostnameClaim claim : List.copyOf(hostnames.values())) {
+      if (claim.tenantUid() == null && claim.heldBy(tenant)) {
+        hostnames.put(claim.hostname(), new HostnameClaim(claim.hostname(), claim.tenant(), tenant.uid(), claim.cluster(),
+            claim.claimedAt()));
+        adopted++;
+      }
+    }
+    return adopted;
+  }
+
+  @Override
+  public synchronized boolean purgeTenant(TenantRef tenant) {
+    requireNonNull("tenant", tenant);
+    requireAvailable();
+    boolean claimsRemoved = hostnames.values().removeIf(claim -> claim.heldBy(tenant));
+    Placement placement = placements.get(tenant.name());
+    if (placement == null || !tenant.owns(placement.cluster(), tenant.name(), placement.tenantUid())) {
+      return claimsRemoved;
+    }
+    placements.remove(tenant.name());
+    if (placement.requestId() != null) {
       allocations.remove(placement.requestId());
     }
-    return claimsRemoved || placement != null;
+    return true;
   }
 
   @Override
-  public synchronized HostnameClaim claimHostname(String hostname, String tenant, String cluster) {
+  public synchronized HostnameClaim claimHostname(String hostname, TenantRef tenant) {
     FleetNames.requireHostname("hostname", hostname);
-    FleetNames.requireDnsLabel("tenant", tenant);
-    FleetNames.requireDnsLabel("cluster", cluster);
+    requireNonNull("tenant", tenant);
     requireAvailable();
     // Held already, by this tenant or another: the stored claim stands either way.
-    return hostnames.computeIfAbsent(hostname, name -> new HostnameClaim(name, tenant, cluster, Instant.now()));
+    return hostnames.computeIfAbsent(hostname,
+        name -> new HostnameClaim(name, tenant.name(), tenant.uid(), tenant.cluster(), Instant.now()));
   }
 
   @Override
-  public synchronized List<HostnameClaim> hostnamesOf(String tenant) {
-    FleetNames.requireDnsLabel("tenant", tenant);
+  public synchronized List<HostnameClaim> hostnamesOf(TenantRef tenant) {
+    requireNonNull("tenant", tenant);
     requireAvailable();
-    return hostnames.values().stream().filter(claim -> claim.tenant().equals(tenant)).toList();
+    return hostnames.values().stream().filter(claim -> claim.heldBy(tenant)).toList();
   }
 
   @Override
@@ -187,13 +254,18 @@ public final class InMemoryFleetRecords implements FleetRecords {
   }
 
   @Override
-  public synchronized int releaseHostnames(String tenant, Collection<String> keep) {
-    FleetNames.requireDnsLabel("tenant", tenant);
+  public synchronized int releaseHostnames(TenantRef tenant, Collection<String> keep) {
+    requireNonNull("tenant", tenant);
     Set<String> kept = FleetNames.requireHostnames("keep", keep);
     requireAvailable();
     int before = hostnames.size();
-    hostnames.values().removeIf(claim -> claim.tenant().equals(tenant) && !kept.contains(claim.hostname()));
+    hostnames.values().removeIf(claim -> claim.heldBy(tenant) && !kept.contains(claim.hostname()));
     return before - hostnames.size();
+  }
+
+  private static Allocation withUid(Allocation allocation, String tenantUid) {
+    return new Allocation(allocation.requestId(), allocation.organization(), allocation.email(), allocation.tenant(),
+        tenantUid, allocation.cluster(), allocation.namespace(), allocation.allocatedAt(), allocation.subdomain());
   }
 
   private void requireAvailable() {
