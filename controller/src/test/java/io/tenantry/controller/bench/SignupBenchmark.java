@@ -185,8 +185,8 @@ public final class SignupBenchmark {
         + " the signup's planned send time; peer: an HTTPRoute the benchmark writes for a Ready spare's Service%n%n",
         settings.seconds(), settings.pool(), MAX_PROVISIONING);
     System.out.println("| rate/s | side | signups | 200 | 503 | least Ready | answered | Active+Ready | route accepted"
-        + " | identity | recorded | first 200 | not served | writes/signup | Datastore calls/signup |");
-    System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+        + " | identity | recorded | first 200 | not served | serving answered | not serving then | writes/signup | Datastore calls/signup |");
+    System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for (double rate : settings.rates()) {
       Phase held = measured(rate, true);
       Phase unheld = measured(rate, false);
@@ -218,6 +218,7 @@ public final class SignupBenchmark {
       guards.atMost("signups at " + rate + "/s (hold " + onOff(hold) + ") never served", phase.notServed(), 0);
       guards.atMost("signups at " + rate + "/s (hold " + onOff(hold) + ") failed (not 200, nor 503 from an empty pool)",
           phase.failed(), 0);
+      guards.atMost("signups at " + rate + "/s (hold " + onOff(hold) + ") told serving before their URL served", phase.sentTo404(), 0);
       guards.atMost("writes per signup at " + rate + "/s (hold " + onOff(hold) + ")", phase.writesPerSignup(), MAX_WRITES_PER_SIGNUP);
       return phase;
     }
@@ -254,6 +255,7 @@ public final class SignupBenchmark {
       Phase phase = phase("burst, hold " + onOff(hold), signups, before);
       print("burst of " + total + " (" + settings.burstClients() + " clients)", hold, phase);
       guards.atMost("burst signups (hold " + onOff(hold) + ") never served", phase.notServed(), 0);
+      guards.atMost("burst signups (hold " + onOff(hold) + ") told serving before their URL served", phase.sentTo404(), 0);
       guards.atMost("burst signups (hold " + onOff(hold) + ") failed (not 200, nor 503 from an empty pool)", phase.failed(), 0);
     }
   }
@@ -308,10 +310,31 @@ public final class SignupBenchmark {
         s.namespace = json.get("namespace").asText();
         s.host = URI.create(json.get("url").asText()).getHost();
         probe(s);
+        awaitServingReported(operator, s, json.get("status").asText());
       }
     } catch (IOException e) {
       s.answered = System.nanoTime();
       s.code = -1;
+    }
+  }
+
+  /**
+   * What a signup service does before it sends its customer on: asks the status with {@code
+   * ?wait=10s}. Records when the answer said serving, and whether the URL answered from the
+   * tenant's namespace right then (else the customer would have met a 404 or another page).
+   */
+  private void awaitServingReported(RunningOperator operator, Signup s, String status) throws IOException {
+    HttpURLConnection connection = (HttpURLConnection) new URL(operator.url, status + "?wait=10s").openConnection();
+    connection.setRequestProperty("Authorization", "Bearer bench-token");
+    if (connection.getResponseCode() != 200) {
+      return;
+    }
+    try (InputStream in = connection.getInputStream()) {
+      if (JSON.readTree(in.readAllBytes()).get("serving").asBoolean()) {
+        s.servingReported = System.nanoTime();
+        TrafficEdge.Answer answer = edge.get(s.host);
+        s.servedWhenReported = answer.status() == 200 && answer.namespace().equals(s.namespace);
+      }
     }
   }
 
@@ -378,7 +401,7 @@ public final class SignupBenchmark {
     awaitServed(routes);
     Milestone accepted = Milestone.of(routes, s -> tracker.accepted(s.namespace, "peer"));
     Milestone firstPage = Milestone.of(routes, s -> s.served);
-    System.out.printf(Locale.ROOT, "| %.0f | peer (HTTPRoute) | %d | | | | %s | | %s | | | %s | %d | | |%n", rate, count,
+    System.out.printf(Locale.ROOT, "| %.0f | peer (HTTPRoute) | %d | | | | %s | | %s | | | %s | %d | | | | |%n", rate, count,
         Milestone.of(routes, s -> s.answered), accepted, firstPage, firstPage.missing());
     for (Signup s : routes) {
       admin.resources(HTTPRoute.class).inNamespace(s.namespace).withName("peer").delete();
@@ -418,8 +441,8 @@ public final class SignupBenchmark {
   }
 
   private record Phase(int signups, int ok, int dry, int failed, int leastReady, Milestone answered, Milestone ready,
-      Milestone accepted, Milestone identity, Milestone recorded, Milestone firstPage, int notServed, double writesPerSignup,
-      double datastorePerSignup) {
+      Milestone accepted, Milestone identity, Milestone recorded, Milestone firstPage, int notServed, Milestone reported,
+      int sentTo404, double writesPerSignup, double datastorePerSignup) {
   }
 
   private Phase phase(String label, List<Signup> signups, Counts before) {
@@ -433,13 +456,14 @@ public final class SignupBenchmark {
         Milestone.of(signups, s -> s.answered), Milestone.of(ok, s -> tracker.ready(s.tenant)),
         Milestone.of(ok, s -> tracker.accepted(s.namespace, "tenant")),
         Milestone.of(ok, s -> tracker.identity(s.namespace, s.organization())), Milestone.of(ok, s -> tracker.recorded(s.tenant)),
-        firstPage, firstPage.missing(), (after.writes() - before.writes()) / n, (double) (after.datastore() - before.datastore()) / n);
+        firstPage, firstPage.missing(), Milestone.of(ok, s -> s.servingReported),
+        (int) ok.stream().filter(s -> s.servingReported > 0 && !s.servedWhenReported).count(), (after.writes() - before.writes()) / n, (double) (after.datastore() - before.datastore()) / n);
   }
 
   private static void print(String rate, boolean hold, Phase p) {
-    System.out.printf(Locale.ROOT, "| %s | hold %s | %d | %d | %d | %d | %s | %s | %s | %s | %s | %s | %d | %.1f | %.1f |%n",
+    System.out.printf(Locale.ROOT, "| %s | hold %s | %d | %d | %d | %d | %s | %s | %s | %s | %s | %s | %d | %s | %d | %.1f | %.1f |%n",
         rate, onOff(hold), p.signups(), p.ok(), p.dry(), p.leastReady(), p.answered(), p.ready(), p.accepted(), p.identity(),
-        p.recorded(), p.firstPage(), p.notServed(), p.writesPerSignup(), p.datastorePerSignup());
+        p.recorded(), p.firstPage(), p.notServed(), p.reported(), p.sentTo404(), p.writesPerSignup(), p.datastorePerSignup());
   }
 
   private static String onOff(boolean hold) {
@@ -534,6 +558,8 @@ public final class SignupBenchmark {
     volatile String namespace;
     volatile String host;
     volatile long served;
+    volatile long servingReported;
+    volatile boolean servedWhenReported;
 
     Signup(String requestId, boolean subdomain) {
       this.requestId = requestId;
