@@ -207,7 +207,7 @@ public final class SignupBenchmark {
   /** One rate on one side, from a full pool, printed as a row. */
   private Phase measured(double rate, boolean hold) throws Exception {
     try (RunningOperator operator = new RunningOperator(hold)) {
-      awaitPoolFull();
+      awaitQuiet(operator, List.of()); // the new process's first sync of every tenant
       Counts before = counts();
       tracker.resetLeastReady();
       List<Signup> signups = openLoop(operator, rate, (int) Math.round(rate * settings.seconds()));
@@ -227,7 +227,7 @@ public final class SignupBenchmark {
   /** More signups than the pool holds, from closed-loop concurrent clients. */
   private void burst(boolean hold) throws Exception {
     try (RunningOperator operator = new RunningOperator(hold)) {
-      awaitPoolFull();
+      awaitQuiet(operator, List.of());
       Counts before = counts();
       tracker.resetLeastReady();
       int total = settings.pool() + 2 * settings.burstClients();
@@ -514,8 +514,8 @@ public final class SignupBenchmark {
           {httpPort: 0, probePort: 0, leaderElection: {enabled: false}, rateLimits: {qps: 1000, burst: 1000},
            maxConcurrentRollouts: 200, routing: {mode: gateway, baseDomain: %s, scheme: http},
            fleet: {datastoreProjectId: %s},
-           allocation: {enabled: true, tokenFile: '%s', holdDuringSignupBursts: %s}}"""
-          .formatted(BASE_DOMAIN, DatastoreEmulator.PROJECT_ID, work.resolve("token"), hold));
+           allocation: {enabled: true, tokenFile: '%s', holdDuringSignupBursts: %s, servingProbeAddress: '%s'}}"""
+          .formatted(BASE_DOMAIN, DatastoreEmulator.PROJECT_ID, work.resolve("token"), hold, edge.gatewayAddress()));
       client = cluster.newClient();
       parts = Operator.wire(client, config, "bench", LocalSecretStore.open(work.resolve("store"), work.resolve("keyset.json")),
           TenantCleanup.fleet(records, config.fleet().clusterName()), records, null);
