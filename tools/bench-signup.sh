@@ -20,6 +20,9 @@ mvn -q -B -pl controller -am test-compile dependency:build-classpath \
   -Dmdep.outputFile=target/bench.classpath >&2
 out="$(mktemp)"
 status=0
+# The commit the figures are measured on, +changes when the tree differs from it (docs aside).
+BENCH_COMMIT="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!docs' || echo '+changes')"
+export BENCH_COMMIT
 java -Xmx3g -Dtenantry.tools="$PWD/tools" \
   -cp "controller/target/test-classes:controller/target/classes:$(cat controller/target/bench.classpath)" \
   io.tenantry.controller.bench.SignupBenchmark "$@" | tee "$out" || status=$?
