@@ -86,8 +86,9 @@ same classes at small sizes.
   retry backoff is capped).
 - **FleetRecordsOutageIT** — Cloud Datastore (the fleet records) unavailable during signups and a
   purge: a signup that needs a hostname claim is refused with Retry-After and binds nothing, one
-  that does not is bound and recorded once Datastore returns, a purge waits; afterwards every
-  request id has one tenant and the records agree with the cluster.
+  that does not is bound and Ready at once (its hostname was claimed while it was a spare) and
+  recorded once Datastore returns, a purge waits; afterwards every request id has one tenant and
+  the records agree with the cluster.
 
 ## Last run
 
