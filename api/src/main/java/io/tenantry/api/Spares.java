@@ -3,6 +3,7 @@ package io.tenantry.api;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.api.v1alpha1.TenantState;
+import io.tenantry.api.v1alpha1.TenantStatus;
 import java.util.Map;
 
 /**
@@ -32,6 +33,21 @@ public final class Spares {
     return isUnallocated(tenant) && tenant.getStatus() != null && tenant.getStatus().getPhase() == TenantPhase.Ready
         && tenant.getStatus().getObservedGeneration() != null
         && tenant.getStatus().getObservedGeneration().equals(tenant.getMetadata().getGeneration());
+  }
+
+  /**
+   * Whether a bound tenant's URL serves, as far as its status tells: its observed state is the one
+   * asked for, it is Ready at its current generation, and, when {@code routed}, its route is written
+   * and not refused by the Gateway (condition Routed True). The Gateway's own reload after that is
+   * not seen here.
+   */
+  public static boolean serving(Tenant tenant, boolean routed) {
+    TenantStatus status = tenant.getStatus();
+    if (status == null || tenant.getSpec() == null || status.getObservedState() != tenant.getSpec().getState()
+        || status.getPhase() != TenantPhase.Ready || !tenant.getMetadata().getGeneration().equals(status.getObservedGeneration())) {
+      return false;
+    }
+    return !routed || status.getConditions().stream().anyMatch(c -> "Routed".equals(c.getType()) && "True".equals(c.getStatus()));
   }
 
   /**

@@ -7,6 +7,9 @@ import io.tenantry.spares.allocation.AllocationOutcome.Allocated;
 import io.tenantry.spares.allocation.AllocationOutcome.NoSpare;
 import io.tenantry.spares.allocation.AllocationRequest;
 import io.tenantry.spares.allocation.Allocations;
+import io.tenantry.spares.fleet.Allocation;
+import java.time.Duration;
+import java.util.Optional;
 
 /**
  * The allocation side as the signup API calls it, counting {@code tenantry_allocations_total{pool,outcome}}:
@@ -36,6 +39,16 @@ public final class MeasuredAllocations implements Allocations {
     }
     count(pool(request, outcome), AllocationOutcome.label(outcome));
     return outcome;
+  }
+
+  @Override
+  public Optional<Allocated> lookup(String requestId) {
+    return allocations.lookup(requestId);
+  }
+
+  @Override
+  public boolean awaitServing(Allocation allocation, Duration wait) {
+    return allocations.awaitServing(allocation, wait);
   }
 
   /** The pool label: the pool a spare was bound from or found empty; empty for the rest. */

@@ -12,11 +12,13 @@ import io.tenantry.spares.allocation.AllocationOutcome.NoSpare;
 import io.tenantry.spares.allocation.AllocationOutcome.SubdomainTaken;
 import io.tenantry.spares.allocation.AllocationOutcome.UnknownPool;
 import io.tenantry.spares.allocation.AllocationRequest;
+import io.tenantry.spares.allocation.Allocations;
 import io.tenantry.spares.fleet.Allocation;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** Signups answered by the allocation side → tenantry_allocations_total by pool and outcome, pools named only when they exist. */
@@ -24,12 +26,25 @@ class MeasuredAllocationsTest {
 
   private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final Deque<Object> answers = new ArrayDeque<>();
-  private final MeasuredAllocations allocations = new MeasuredAllocations(request -> {
-    Object next = answers.removeFirst();
-    if (next instanceof RuntimeException e) {
-      throw e;
+  private final MeasuredAllocations allocations = new MeasuredAllocations(new Allocations() {
+    @Override
+    public AllocationOutcome allocate(AllocationRequest request) {
+      Object next = answers.removeFirst();
+      if (next instanceof RuntimeException e) {
+        throw e;
+      }
+      return (AllocationOutcome) next;
     }
-    return (AllocationOutcome) next;
+
+    @Override
+    public Optional<Allocated> lookup(String requestId) {
+      return Optional.empty();
+    }
+
+    @Override
+    public boolean awaitServing(Allocation allocation, Duration wait) {
+      return false;
+    }
   }, registry);
 
   private static AllocationRequest signup(String id, String pool) {

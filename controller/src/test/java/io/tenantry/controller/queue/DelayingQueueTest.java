@@ -30,6 +30,16 @@ class DelayingQueueTest {
   }
 
   @Test
+  void itemsWaitingAreCountedByWhenTheyAreDue() {
+    queue.addAfter("soon", Duration.ofSeconds(5));
+    queue.addAfter("later", Duration.ofMinutes(2));
+
+    assertThat(queue.dueWithin(Duration.ofSeconds(15))).isEqualTo(1);
+    assertThat(queue.dueWithin(Duration.ofMinutes(3))).isEqualTo(2);
+    assertThat(queue.len()).as("neither added yet").isZero();
+  }
+
+  @Test
   void itemIsAddedWhenItsDelayHasPassedAndNotBefore() throws Exception {
     queue.addAfter("a", Duration.ofMillis(100));
     assertNothingAdded();

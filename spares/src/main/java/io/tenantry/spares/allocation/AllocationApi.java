@@ -15,12 +15,19 @@ import io.tenantry.spares.allocation.AllocationOutcome.SubdomainTaken;
 import io.tenantry.spares.allocation.AllocationOutcome.UnknownPool;
 import io.tenantry.spares.fleet.Allocation;
 import io.tenantry.spares.fleet.FleetInputException;
+import io.tenantry.spares.fleet.FleetNames;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.URLDecoder;
+import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.time.Duration;
 import java.util.Locale;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,15 +36,20 @@ import org.slf4j.LoggerFactory;
  * <token>} and a JSON body of at most {@code maxBodyBytes}:
  * <pre>{"requestId": "signup-123", "organization": "Acme Corp", "email": "ops@acme.example", "pool": "default",
  *  "subdomain": "acme"}</pre>
- * ({@code pool} and {@code subdomain} optional). Answers, always JSON:
+ * ({@code pool} and {@code subdomain} optional). {@code GET /v1/allocations/<requestId>} answers what
+ * the request id received, as its POST did, or 404. Both take {@code ?wait=5s} (at most 30 s): the
+ * answer waits up to that long for the tenant to serve at its URL. Answers, always JSON:
  * <ul>
- *   <li>200 {@code {"requestId", "tenant", "namespace", "cluster", "organization", "email", "allocatedAt", "url"}},
- *       the same body for every retry of the request id, whatever subdomain the retry names; {@code url}
- *       is absent while routing is off;</li>
+ *   <li>200 {@code {"requestId", "tenant", "namespace", "cluster", "organization", "email", "allocatedAt", "url",
+ *       "serving", "status"}}, the same for every retry of the request id, whatever subdomain the retry
+ *       names, but for {@code serving}: whether the tenant serves at {@code url} yet (Ready at its
+ *       current generation, its route written and not refused); {@code status} is the GET path to ask
+ *       again. {@code url} is absent while routing is off;</li>
  *   <li>400 {@code {"error", "field"}}: malformed JSON, a missing, unknown or invalid field, an unknown pool,
  *       a subdomain while routing is off, a reserved subdomain;</li>
  *   <li>409 {@code {"error", "field": "subdomain"}}: another tenant holds the subdomain; nothing was bound;</li>
- *   <li>401 missing or wrong token; 405 not a POST; 413 body too large; 415 not JSON;</li>
+ *   <li>401 missing or wrong token; 404 (GET) no allocation for the request id; 405 another method;
+ *       413 body too large; 415 not JSON; 400 on {@code wait} when it is not a duration of at most 30 s;</li>
  *   <li>503 with {@code Retry-After}: no Ready spare (the pool grows), or the fleet records or a
  *       cluster cannot be reached; in the operator, also any request to a replica that does not
  *       lead (before the token is looked at: only the leader serves allocations).</li>
@@ -50,6 +62,9 @@ public final class AllocationApi implements HttpHandler {
   private static final Logger LOG = LoggerFactory.getLogger(AllocationApi.class);
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int OUTAGE_RETRY_SECONDS = 5;
+  /** The longest {@code wait} a request may ask for: well within any client's timeout. */
+  static final Duration MAX_WAIT = Duration.ofSeconds(30);
+  private static final Pattern WAIT = Pattern.compile("(\\d{1,6})(ms|s)");
 
   private final Allocations allocator;
   private final byte[] token;
@@ -75,40 +90,106 @@ public final class AllocationApi implements HttpHandler {
   @Override
   public void handle(HttpExchange exchange) throws IOException {
     try (exchange) {
-      if (!PATH.equals(exchange.getRequestURI().getPath())) {
-        error(exchange, 404, "path", "no such resource; POST " + PATH);
+      String path = exchange.getRequestURI().getPath();
+      boolean status = path.startsWith(PATH + "/") && path.length() > PATH.length() + 1;
+      if (!PATH.equals(path) && !status) {
+        error(exchange, 404, "path", "no such resource; POST " + PATH + " or GET " + PATH + "/<requestId>");
         return;
       }
-      if (!"POST".equals(exchange.getRequestMethod())) {
-        exchange.getResponseHeaders().set("Allow", "POST");
-        error(exchange, 405, "method", exchange.getRequestMethod() + " is not allowed; use POST");
+      String method = status ? "GET" : "POST";
+      if (!method.equals(exchange.getRequestMethod())) {
+        exchange.getResponseHeaders().set("Allow", method);
+        error(exchange, 405, "method", exchange.getRequestMethod() + " is not allowed; use " + method);
         return;
       }
       if (!authorized(exchange)) {
         return;
       }
-      String type = exchange.getRequestHeaders().getFirst("Content-Type");
-      if (type != null && !type.toLowerCase(Locale.ROOT).startsWith("application/json")) {
-        error(exchange, 415, "Content-Type", "must be application/json, not " + type);
-        return;
-      }
-      byte[] body = readBody(exchange);
-      if (body == null) {
-        error(exchange, 413, "body", "larger than the limit of " + maxBodyBytes + " bytes");
-        return;
-      }
-      AllocationRequest request;
+      Duration wait;
       try {
-        request = AllocationRequest.parse(body, defaultPool);
+        wait = waitParameter(exchange.getRequestURI().getRawQuery());
       } catch (FleetInputException e) {
         error(exchange, 400, e.field(), e.getMessage());
         return;
       }
-      answer(exchange, request);
+      if (status) {
+        status(exchange, path.substring(PATH.length() + 1), wait);
+      } else {
+        allocate(exchange, wait);
+      }
     }
   }
 
-  private void answer(HttpExchange exchange, AllocationRequest request) throws IOException {
+  /** POST: the body read (within its limit) and served. */
+  private void allocate(HttpExchange exchange, Duration wait) throws IOException {
+    String type = exchange.getRequestHeaders().getFirst("Content-Type");
+    if (type != null && !type.toLowerCase(Locale.ROOT).startsWith("application/json")) {
+      error(exchange, 415, "Content-Type", "must be application/json, not " + type);
+      return;
+    }
+    byte[] body = readBody(exchange);
+    if (body == null) {
+      error(exchange, 413, "body", "larger than the limit of " + maxBodyBytes + " bytes");
+      return;
+    }
+    AllocationRequest request;
+    try {
+      request = AllocationRequest.parse(body, defaultPool);
+    } catch (FleetInputException e) {
+      error(exchange, 400, e.field(), e.getMessage());
+      return;
+    }
+    answer(exchange, request, wait);
+  }
+
+  /** GET: the allocation a request id received, as its POST answered it, with whether it serves yet. */
+  private void status(HttpExchange exchange, String rawId, Duration wait) throws IOException {
+    String requestId = URLDecoder.decode(rawId, StandardCharsets.UTF_8);
+    Optional<Allocated> allocated;
+    try {
+      FleetNames.requireRequestId(requestId);
+      allocated = allocator.lookup(requestId);
+    } catch (FleetInputException e) {
+      error(exchange, 400, "requestId", e.getMessage());
+      return;
+    } catch (DatastoreException | KubernetesClientException e) {
+      LOG.error("allocation status unavailable {} {}", kv("requestId", requestId), kv("error", e.getMessage()));
+      exchange.getResponseHeaders().set("Retry-After", Integer.toString(OUTAGE_RETRY_SECONDS));
+      error(exchange, 503, null, "the fleet records or a cluster could not be reached; retry");
+      return;
+    }
+    if (allocated.isEmpty()) {
+      error(exchange, 404, "requestId", "no allocation for request id " + requestId);
+      return;
+    }
+    respond(exchange, 200, body(allocated.get(), wait));
+  }
+
+  /**
+   * The {@code wait} query parameter: how long an answer may wait for the tenant to serve, as
+   * {@code 500ms} or {@code 5s}, at most {@link #MAX_WAIT}; none: zero.
+   */
+  static Duration waitParameter(String rawQuery) {
+    if (rawQuery == null) {
+      return Duration.ZERO;
+    }
+    for (String pair : rawQuery.split("&")) {
+      if (pair.startsWith("wait=")) {
+        String value = URLDecoder.decode(pair.substring(5), StandardCharsets.UTF_8);
+        Matcher m = WAIT.matcher(value);
+        Duration wait = m.matches() ? ("ms".equals(m.group(2)) ? Duration.ofMillis(Long.parseLong(m.group(1)))
+            : Duration.ofSeconds(Long.parseLong(m.group(1)))) : null;
+        if (wait == null || wait.compareTo(MAX_WAIT) > 0) {
+          throw new FleetInputException("wait", "must be a duration such as 500ms or 5s, at most " + MAX_WAIT.toSeconds()
+              + "s: " + value);
+        }
+        return wait;
+      }
+    }
+    return Duration.ZERO;
+  }
+
+  private void answer(HttpExchange exchange, AllocationRequest request, Duration wait) throws IOException {
     AllocationOutcome outcome;
     try {
       outcome = allocator.allocate(request);
@@ -128,7 +209,7 @@ public final class AllocationApi implements HttpHandler {
       return;
     }
     if (outcome instanceof Allocated allocated) {
-      respond(exchange, 200, body(allocated));
+      respond(exchange, 200, body(allocated, wait));
     } else if (outcome instanceof NoSpare none) {
       exchange.getResponseHeaders().set("Retry-After", Long.toString(Math.max(1, none.retryAfter().toSeconds())));
       error(exchange, 503, null, none.message());
@@ -176,8 +257,11 @@ public final class AllocationApi implements HttpHandler {
     }
   }
 
-  static ObjectNode body(Allocated allocated) {
+  /** The answer's body, {@code serving} after waiting up to {@code wait} for it. */
+  private ObjectNode body(Allocated allocated, Duration wait) {
     Allocation allocation = allocated.allocation();
+    String url = allocated.url();
+    boolean serving = allocator.awaitServing(allocation, wait);
     ObjectNode node = JSON.createObjectNode();
     node.put("requestId", allocation.requestId());
     node.put("tenant", allocation.tenant());
@@ -186,9 +270,11 @@ public final class AllocationApi implements HttpHandler {
     node.put("organization", allocation.organization());
     node.put("email", allocation.email());
     node.put("allocatedAt", allocation.allocatedAt().toString());
-    if (allocated.url() != null) {
-      node.put("url", allocated.url());
+    if (url != null) {
+      node.put("url", url);
     }
+    node.put("serving", serving);
+    node.put("status", PATH + "/" + URLEncoder.encode(allocation.requestId(), StandardCharsets.UTF_8));
     return node;
   }
 

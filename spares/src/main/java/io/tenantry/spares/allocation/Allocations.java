@@ -1,5 +1,9 @@
 package io.tenantry.spares.allocation;
 
+import io.tenantry.spares.fleet.Allocation;
+import java.time.Duration;
+import java.util.Optional;
+
 /**
  * What the signup API asks of the allocation side: serve one request. {@link Allocator} is the
  * implementation; the API depends on this alone so that its HTTP handling stands apart from the
@@ -23,4 +27,13 @@ public interface Allocations {
 
   /** Serves the request: its tenant, or why there is none (no Ready spare, no such pool, the subdomain). */
   AllocationOutcome allocate(AllocationRequest request);
+
+  /** What a request id received, from this process or any other, as a replay; empty when it received nothing. */
+  Optional<AllocationOutcome.Allocated> lookup(String requestId);
+
+  /**
+   * Whether the allocated tenant serves at its URL, waiting up to {@code wait} for it to: the signup
+   * service sends its customer there once it does.
+   */
+  boolean awaitServing(Allocation allocation, Duration wait);
 }

@@ -78,6 +78,8 @@ public final class Allocator implements Allocations, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Allocator.class);
   /** Spares tried for one request before it is answered with a 503 (they were all taken under it). */
   private static final int MAX_CANDIDATES = 8;
+  /** How often {@link #awaitServing} looks at the bound tenant again. */
+  private static final Duration SERVING_POLL = Duration.ofMillis(20);
   /** How long an answer is kept in memory for retries the informer cache may not show yet. */
   private static final Duration RECENT = Duration.ofMinutes(1);
   private static final Comparator<Tenant> LONGEST_STANDING =
@@ -346,6 +348,11 @@ public final class Allocator implements Allocations, AutoCloseable {
     }
   }
 
+  @Override
+  public Optional<Allocated> lookup(String requestId) {
+    return find(requestId).map(a -> allocated(a, true));
+  }
+
   /** The allocation of a request id served before, by this process or any other. */
   private Optional<Allocation> find(String requestId) {
     Allocation remembered = recent.get(requestId);
@@ -360,6 +367,23 @@ public final class Allocator implements Allocations, AutoCloseable {
     }
     // A cluster out of reach may hold it; only the fleet records can tell.
     return directory.reachesAll() ? Optional.empty() : records.findAllocation(requestId);
+  }
+
+  /** Polls the cluster's cache every {@link #SERVING_POLL}: a few map lookups each. */
+  @Override
+  public boolean awaitServing(Allocation allocation, Duration wait) {
+    long deadline = System.nanoTime() + wait.toNanos();
+    while (true) {
+      Optional<? extends SpareSource> cluster = directory.cluster(allocation.cluster());
+      if (cluster.isPresent() && cluster.get().serving(allocation.tenant(), urls.enabled())) {
+        return true;
+      }
+      long left = deadline - System.nanoTime();
+      if (left <= 0 || closing) {
+        return false;
+      }
+      LockSupport.parkNanos(Math.min(left, SERVING_POLL.toNanos()));
+    }
   }
 
   private void remember(Allocation allocation) {

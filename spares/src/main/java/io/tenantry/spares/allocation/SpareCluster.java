@@ -138,6 +138,12 @@ public final class SpareCluster implements SpareSource, AutoCloseable {
 
   /** Marks the tenant's allocation as recorded in the fleet records (a merge patch of one annotation). */
   @Override
+  public boolean serving(String tenant, boolean routed) {
+    Tenant cached = spares.getStore().getByKey(tenant);
+    return cached != null && Spares.serving(cached, routed);
+  }
+
+  @Override
   public void markRecorded(String tenant) {
     try {
       client.resources(Tenant.class).withName(tenant).patch(PatchContext.of(PatchType.JSON_MERGE),

@@ -54,6 +54,9 @@ public interface SpareSource {
    */
   boolean boundWith(String tenant, String subdomain);
 
+  /** Whether the cached tenant serves at its URL ({@link io.tenantry.api.Spares#serving}); false when not cached. */
+  boolean serving(String tenant, boolean routed);
+
   /** Marks the tenant's allocation as recorded in the fleet records; a tenant gone meanwhile needs no mark. */
   void markRecorded(String tenant);
 

@@ -35,6 +35,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
@@ -63,6 +64,8 @@ class AllocationApiTest {
   private static final String URL = "https://default-x7k2p.tenants.example/";
 
   private final List<AllocationRequest> received = new CopyOnWriteArrayList<>();
+  private final List<Duration> waits = new CopyOnWriteArrayList<>();
+  private volatile boolean serving;
   private volatile Function<AllocationRequest, AllocationOutcome> answer = r -> new Allocated(ALLOCATION, URL, false);
   private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
       .connectTimeout(Duration.ofSeconds(5)).build();
@@ -71,9 +74,23 @@ class AllocationApiTest {
 
   @BeforeEach
   void serve() throws IOException {
-    Allocations stub = request -> {
-      received.add(request);
-      return answer.apply(request);
+    Allocations stub = new Allocations() {
+      @Override
+      public AllocationOutcome allocate(AllocationRequest request) {
+        received.add(request);
+        return answer.apply(request);
+      }
+
+      @Override
+      public Optional<Allocated> lookup(String requestId) {
+        return requestId.equals(ALLOCATION.requestId()) ? Optional.of(new Allocated(ALLOCATION, URL, true)) : Optional.empty();
+      }
+
+      @Override
+      public boolean awaitServing(Allocation allocation, Duration wait) {
+        waits.add(wait);
+        return serving;
+      }
     };
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     server.createContext(AllocationApi.PATH, new AllocationApi(stub, TOKEN, MAX_BODY, "default"));
@@ -145,7 +162,18 @@ class AllocationApiTest {
         Arguments.of("PUT", Call.post(VALID).method("PUT"), 405, "method", Map.of("Allow", "POST")),
         Arguments.of("GET without a token: the method is refused first", Call.post(VALID).method("GET").authorization(null),
             405, "method", Map.of()),
-        Arguments.of("a path below the API's", Call.post(VALID).path(AllocationApi.PATH + "/x"), 404, "path", Map.of()),
+        Arguments.of("a path that only begins like the API's", Call.post(VALID).path(AllocationApi.PATH + "x"), 404, "path",
+            Map.of()),
+        Arguments.of("a status without a request id", Call.post(VALID).method("GET").path(AllocationApi.PATH + "/"), 404, "path",
+            Map.of()),
+        Arguments.of("POST to a status", Call.post(VALID).path(AllocationApi.PATH + "/signup-1"), 405, "method",
+            Map.of("Allow", "GET")),
+        Arguments.of("a status without a token", Call.post(VALID).method("GET").path(AllocationApi.PATH + "/signup-1")
+            .authorization(null), 401, "Authorization", Map.of()),
+        Arguments.of("a status of an unknown request id", Call.post(VALID).method("GET").path(AllocationApi.PATH + "/signup-2"),
+            404, "requestId", Map.of()),
+        Arguments.of("a wait without a unit", Call.post(VALID).path(AllocationApi.PATH + "?wait=5"), 400, "wait", Map.of()),
+        Arguments.of("a wait over 30 s", Call.post(VALID).path(AllocationApi.PATH + "?wait=31s"), 400, "wait", Map.of()),
         Arguments.of("no token", Call.post(VALID).authorization(null), 401, "Authorization",
             Map.of("WWW-Authenticate", "Bearer")),
         Arguments.of("another scheme", Call.post(VALID).authorization("Basic " + TOKEN), 401, "Authorization",
@@ -205,8 +233,37 @@ class AllocationApiTest {
     assertThat(JSON.readValue(response.body(), Map.class)).isEqualTo(Map.of(
         "requestId", "signup-1", "tenant", "default-x7k2p", "namespace", "tenant-default-x7k2p", "cluster", "local",
         "organization", "Initech", "email", "ops@initech.example", "allocatedAt", "2026-03-01T10:00:00.123456Z",
-        "url", URL));
+        "url", URL, "serving", false, "status", "/v1/allocations/signup-1"));
     assertThat(received).containsExactly(new AllocationRequest("signup-1", "Initech", "ops@initech.example", "default", null));
+    assertThat(waits).as("no wait asked: serving is looked at once").containsExactly(Duration.ZERO);
+  }
+
+  @Test
+  void aWaitAskedForIsWaitedForTheTenantToServe() throws Exception {
+    serving = true;
+
+    HttpResponse<String> response = send(Call.post(VALID).path(AllocationApi.PATH + "?wait=2500ms"));
+
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(JSON.readTree(response.body()).get("serving").asBoolean()).isTrue();
+    assertThat(waits).containsExactly(Duration.ofMillis(2500));
+  }
+
+  @Test
+  void theStatusOfARequestIdIsItsAnswerAgainWithWhetherItServesYet() throws Exception {
+    HttpResponse<String> first = send(Call.post(VALID));
+    serving = true;
+
+    HttpResponse<String> status = send(Call.post(VALID).method("GET").path(JSON.readTree(first.body()).get("status").asText()
+        + "?wait=5s"));
+
+    assertThat(status.statusCode()).isEqualTo(200);
+    JsonNode body = JSON.readTree(status.body());
+    assertThat(body.get("serving").asBoolean()).isTrue();
+    ((com.fasterxml.jackson.databind.node.ObjectNode) body).put("serving", false);
+    assertThat(body).isEqualTo(JSON.readTree(first.body()));
+    assertThat(waits).containsExactly(Duration.ZERO, Duration.ofSeconds(5));
+    assertThat(received).as("a status binds nothing").hasSize(1);
   }
 
   @Test
@@ -378,9 +435,8 @@ class AllocationApiTest {
 
   @Test
   void anEmptyTokenIsRefusedAtConstruction() {
-    Allocations stub = r -> new Allocated(ALLOCATION, URL, false);
-
-    assertThatThrownBy(() -> new AllocationApi(stub, " ", MAX_BODY, "default"))
+    assertThatThrownBy(() -> new AllocationApi(new Allocator(new InMemoryFleetRecords(), new InMemorySpareSources(),
+        TenantUrls.OFF, Clock.systemUTC(), Duration.ofSeconds(1), true, new SimpleMeterRegistry()), " ", MAX_BODY, "default"))
         .isInstanceOf(IllegalArgumentException.class);
   }
 }

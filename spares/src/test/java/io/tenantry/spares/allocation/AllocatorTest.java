@@ -31,6 +31,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.IntFunction;
 import java.util.stream.Stream;
@@ -260,6 +261,27 @@ class AllocatorTest {
   private static Allocated replayOf(AllocationOutcome first) {
     Allocated allocated = (Allocated) first;
     return new Allocated(allocated.allocation(), allocated.url(), true);
+  }
+
+  @Test
+  void servingIsWaitedForUpToTheTimeAskedAndSeenOnceTheTenantServes() throws Exception {
+    InMemorySpareCluster c1 = cluster("c1", "default").ready("s1", "default", T0);
+    Allocator allocator = newAllocator();
+    Allocation allocation = ((Allocated) allocator.allocate(request("signup-1"))).allocation();
+
+    long started = System.nanoTime();
+    assertThat(allocator.awaitServing(allocation, Duration.ofMillis(200))).as("not serving yet").isFalse();
+    assertThat(System.nanoTime() - started).as("waited the 200 ms asked").isGreaterThanOrEqualTo(200_000_000L);
+
+    Thread serves = new Thread(() -> {
+      LockSupport.parkNanos(100_000_000L);
+      c1.nowServing("s1");
+    });
+    serves.start();
+    assertThat(allocator.awaitServing(allocation, Duration.ofSeconds(10))).isTrue();
+    serves.join();
+    assertThat(allocator.lookup("signup-1")).map(Allocated::allocation).contains(allocation);
+    assertThat(allocator.lookup("signup-2")).isEmpty();
   }
 
   @Test

@@ -70,6 +70,8 @@ final class InMemorySpareCluster implements SpareSource {
   private final Map<String, Stored> cache = new TreeMap<>();
   private final List<String> shortages = new ArrayList<>();
   private final List<String> marked = new ArrayList<>();
+  /** Tenants whose status says they serve at their URL (set by the test, as the operator's sync would). */
+  private final Set<String> serving = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private boolean cacheFollows = true;
   private boolean synced = true;
   private long version;
@@ -238,6 +240,16 @@ final class InMemorySpareCluster implements SpareSource {
   public synchronized boolean boundWith(String tenant, String subdomain) {
     Stored current = server.get(tenant);
     return current != null && current.allocation() != null && subdomain.equals(current.allocation().subdomain());
+  }
+
+  @Override
+  public boolean serving(String tenant, boolean routed) {
+    return serving.contains(tenant);
+  }
+
+  /** The tenant's status now says it serves. */
+  void nowServing(String tenant) {
+    serving.add(tenant);
   }
 
   @Override
