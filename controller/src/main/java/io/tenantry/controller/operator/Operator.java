@@ -2,7 +2,6 @@ package io.tenantry.controller.operator;
 
 import static net.logstash.logback.argument.StructuredArguments.kv;
 
-import com.sun.net.httpserver.HttpHandler;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRoute;
@@ -71,6 +70,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.eclipse.jetty.server.Handler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -357,9 +357,17 @@ public final class Operator implements AutoCloseable {
     leadingActions.add(action);
   }
 
-  /** Serves another route on the operator's HTTP port, such as the allocation API; call before {@link #start()}. */
-  public void serve(String path, HttpHandler handler) {
+  /** Serves another route on the operator's HTTP port; call before {@link #start()}. */
+  public void serve(String path, Handler handler) {
     http.serve(path, handler);
+  }
+
+  /**
+   * Serves a route only to callers presenting {@code Authorization: Bearer <token>}, such as the
+   * allocation API: the others are refused from their headers, before any byte of the body is read.
+   */
+  public void serve(String path, Handler handler, String token) {
+    http.serve(path, handler, token);
   }
 
   /** The port of the allocation API (and whatever else {@link #serve} adds). */

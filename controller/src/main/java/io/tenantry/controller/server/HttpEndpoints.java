@@ -40,9 +40,9 @@ public final class HttpEndpoints implements AutoCloseable {
    * @param queue requests that may wait for a handler; more are answered 503 with Retry-After
    * @param maxConnections connections open at once; more wait to be accepted (in the kernel's
    *     backlog) until one closes, and meanwhile idle connections are closed sooner
-   * @param readTimeout time to receive a request's headers, from its first byte (past it, the
-   *     connection is closed: no answer is possible); also the longest a connection may stay
-   *     silent, and a request body must arrive at {@link Listener#MIN_BODY_BYTES_PER_SECOND} at least (else 408)
+   * @param readTimeout time to receive a request, headers and body, from its first byte: headers
+   *     late, the connection is closed (no answer is possible); the body late, 408. Also the longest
+   *     a connection may stay silent
    * @param writeTimeout the longest an answer's write may make no progress; past it, the connection is closed
    */
   public record Limits(int threads, int queue, int maxConnections, Duration readTimeout, Duration writeTimeout) {

@@ -21,7 +21,6 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.ErrorHandler;
 import org.eclipse.jetty.server.handler.QoSHandler;
-import org.eclipse.jetty.util.BlockingArrayQueue;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
@@ -38,17 +37,15 @@ import org.slf4j.LoggerFactory;
  *       which suspends a waiting request without a thread); beyond that, 503 with {@code Retry-After}
  *       and {@code Connection: close} at once. The thread pool is bounded, its job queue too.</li>
  *   <li>Time: the request headers within {@code readTimeout} of their first byte ({@link HeaderDeadline}),
- *       else the connection is closed; a body at {@link #MIN_BODY_BYTES_PER_SECOND} at least, else 408;
+ *       else the connection is closed; the body too ({@link BodyDeadline}), else 408;
  *       no connection silent, and no write stalled, longer than the shorter of the two timeouts
  *       (Jetty's idle timeout). Headers at most {@link #MAX_HEADER_BYTES}, else 431.</li>
  * </ul>
- * Jetty's model differs from a whole-request deadline in one way: a body arriving steadily at the
- * minimum rate is read to its end, however long that takes (at most the body limit over the rate).
+ * Jetty's model differs from our former whole-request deadline at the connection cap: a client over
+ * it is not answered 503 but waits to be accepted, while the idle ones are closed sooner.
  */
 final class Listener {
 
-  /** The slowest a request body may arrive, averaged from its first byte: 64 KiB take at most 64 s. */
-  static final long MIN_BODY_BYTES_PER_SECOND = 1024;
   static final int MAX_HEADER_BYTES = 16 * 1024;
   static final Duration IDLE_AT_CAP = Duration.ofSeconds(1);
   static final String RETRY_AFTER_SECONDS = "1";
@@ -69,8 +66,9 @@ final class Listener {
       Refusals refusals, MeterRegistry registry) {
     this.name = name;
     int maxThreads = limits.threads() + SPARE_THREADS;
-    QueuedThreadPool threads = new QueuedThreadPool(maxThreads, Math.min(maxThreads, 4), 30_000, 0,
-        new BlockingArrayQueue<>(64, 64, limits.maxConnections() * 2), null);
+    // Jetty's queue of tasks stays unbounded (a bounded one can drop its own tasks): the connection cap
+    // and the QoS limits bound what reaches it.
+    QueuedThreadPool threads = new QueuedThreadPool(maxThreads, Math.min(maxThreads, 4));
     threads.setName("http-" + name);
     threads.setDaemon(true);
     server = new Server(threads);
@@ -84,12 +82,13 @@ final class Listener {
     NetworkConnectionLimit cap = new NetworkConnectionLimit(limits.maxConnections(), connector);
     cap.setEndPointIdleTimeout(IDLE_AT_CAP.toMillis());
     server.addBean(cap);
-    Handler busy = new Busy(handler, limits, refusals);
+    Handler busy = new Busy(new BodyDeadline(handler, limits.readTimeout(),
+        () -> refusals.count(Refusals.Reason.TIMEOUT)), limits, refusals);
     if (gate != null) {
       gate.setHandler(busy);
     }
     server.setHandler(gate == null ? busy : gate);
-    server.setErrorHandler(new CountingErrors(refusals));
+    server.setErrorHandler(quietErrors());
     if (tls != null) {
       server.addBean(tls);
     }
@@ -104,8 +103,7 @@ final class Listener {
     http.setSendServerVersion(false);
     http.setSendDateHeader(true);
     http.setRequestHeaderSize(MAX_HEADER_BYTES);
-    http.setMinRequestDataRate(MIN_BODY_BYTES_PER_SECOND);
-    http.setIdleTimeout(limits.readTimeout().toMillis()); // an HTTP/2 stream's
+    http.setIdleTimeout(Math.min(limits.readTimeout().toMillis(), limits.writeTimeout().toMillis()));
     return http;
   }
 
@@ -116,6 +114,14 @@ final class Listener {
     return tls.connectionFactories(http, new HTTP2ServerConnectionFactory(http));
   }
 
+  /** Jetty's error answers, without stacks or messages that could carry what a client sent. */
+  private static ErrorHandler quietErrors() {
+    ErrorHandler errors = new ErrorHandler();
+    errors.setShowStacks(false);
+    errors.setShowMessageInTitle(false);
+    return errors;
+  }
+
   void start() {
     try {
       server.start();
@@ -123,8 +129,17 @@ final class Listener {
       throw new IllegalStateException("the " + name + " listener could not start on port " + connector.getPort()
           + ": " + e.getMessage(), e);
     }
-    server.getScheduler().scheduleWithFixedDelay(headers, HeaderDeadline.SWEEP.toMillis(), HeaderDeadline.SWEEP.toMillis(),
-        TimeUnit.MILLISECONDS);
+    sweepHeaders();
+  }
+
+  /** Runs {@link HeaderDeadline} every {@link HeaderDeadline#SWEEP} while the server runs. */
+  private void sweepHeaders() {
+    server.getScheduler().schedule(() -> {
+      if (server.isRunning()) {
+        headers.run();
+        sweepHeaders();
+      }
+    }, HeaderDeadline.SWEEP.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   int port() {
@@ -164,26 +179,6 @@ final class Listener {
       response.getHeaders().put(HttpHeader.RETRY_AFTER, RETRY_AFTER_SECONDS);
       response.getHeaders().put(HttpHeader.CONNECTION, "close");
       Response.writeError(request, response, callback, 503, "server busy; retry later");
-    }
-  }
-
-  /** Jetty's error answers, with those for a body too slow (408) counted. */
-  private static final class CountingErrors extends ErrorHandler {
-
-    private final Refusals refusals;
-
-    CountingErrors(Refusals refusals) {
-      this.refusals = refusals;
-      setShowStacks(false);
-      setShowMessageInTitle(false);
-    }
-
-    @Override
-    public boolean handle(Request request, Response response, Callback callback) throws Exception {
-      if (response.getStatus() == 408) {
-        refusals.count(Refusals.Reason.TIMEOUT);
-      }
-      return super.handle(request, response, callback);
     }
   }
 }
