@@ -390,9 +390,18 @@ public final class Operator implements AutoCloseable {
     return parts.registry();
   }
 
-  /** Graceful: stops taking work, lets syncs in progress finish, stops informers, releases the lease. */
+  /** Graceful and bounded: {@link #close(Shutdown)} within {@link Shutdown#BUDGET}. */
   @Override
   public void close() {
+    close(new Shutdown(Shutdown.BUDGET));
+  }
+
+  /**
+   * Stops taking work, lets syncs in progress finish, stops informers, releases the lease, stops the
+   * HTTP listeners: each step within its limit and what is left of {@code shutdown}'s budget, so an
+   * API server that does not answer delays the exit by seconds, never by its client's retries.
+   */
+  public void close(Shutdown shutdown) {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
@@ -400,6 +409,21 @@ public final class Operator implements AutoCloseable {
     leading.set(false);
     templateRefresh.shutdownNow();
     backupSweeps.shutdownNow();
+    shutdown.step("drain", Duration.ofSeconds(3), this::drain);
+    shutdown.step("informers", Duration.ofSeconds(1), parts.cache()::close);
+    if (election != null) {
+      election.cancel(true);
+      shutdown.step("lease", Duration.ofSeconds(2), this::releaseLease);
+    }
+    shutdown.step("http", HttpEndpoints.STOP_GRACE.plusMillis(500), http::close);
+    if (transfer != null) {
+      shutdown.step("transfer", Duration.ofMillis(500), transfer::close);
+    }
+    LOG.info("operator stopped");
+  }
+
+  /** Lets the workers finish the syncs in progress; what is still queued is left for the next leader. */
+  private void drain() {
     try {
       parts.queue().shutDownWithDrain();
       parts.poolQueue().shutDownWithDrain();
@@ -408,15 +432,5 @@ public final class Operator implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    parts.cache().close();
-    if (election != null) {
-      election.cancel(true);
-      releaseLease();
-    }
-    http.close();
-    if (transfer != null) {
-      transfer.close();
-    }
-    LOG.info("operator stopped");
   }
 }
