@@ -115,7 +115,7 @@ public record OperatorConfig(
                     maxTemplateDeletionShare: 0.5}
       fleet: {datastoreNamespace: tenantry, clusterName: local, kubeconfigs: []}
       allocation: {enabled: false, defaultPool: default, maxRequestBytes: 4096, retryAfterSeconds: 10, clusterRefreshSeconds: 30,
-                  holdDuringSignupBursts: true}
+                  holdDuringSignupBursts: true, tlsCertFile: "", tlsKeyFile: ""}
       routing: {mode: auto, baseDomain: "", scheme: https, gateway: {name: tenantry, sectionName: ""},
                 ingress: {className: "", tls: false, annotations: {}}, pausedBackend: {service: tenantry-paused, port: 80},
                 reservedSubdomains: [www, app, apps, api, admin, administrator, root, login, logout, signin, signup, register,
@@ -277,7 +277,16 @@ public record OperatorConfig(
       @JsonPropertyDescription("Seconds between reads of the registered clusters (and checks for allocations a killed process left unbound).")
       int clusterRefreshSeconds,
       @JsonPropertyDescription("In a burst of signups, hold each signup's fleet record and the pool's replacements until signups pause for a second (at most 10 s), so that their writes do not slow the binds; false: write them at once. The bound tenant's own sync (its route, identity and status) is never held.")
-      boolean holdDuringSignupBursts) {
+      boolean holdDuringSignupBursts,
+      @JsonPropertyDescription("PEM certificate chain of the API's TLS (tls.crt of a cert-manager Secret), re-read when it changes; empty with tlsKeyFile: plain HTTP.")
+      String tlsCertFile,
+      @JsonPropertyDescription("PEM private key of tlsCertFile (PKCS#1 RSA as cert-manager writes it, or PKCS#8); empty with tlsCertFile: plain HTTP.")
+      String tlsKeyFile) {
+
+    /** Whether the allocation API serves TLS (httpPort then speaks HTTPS, and HTTP/2 by ALPN). */
+    public boolean tls() {
+      return tlsCertFile != null && !tlsCertFile.isBlank();
+    }
   }
 
   /**
@@ -502,6 +511,9 @@ public record OperatorConfig(
 
   /** The HTTP listeners' ports and limits (httpThreads is checked with the services). */
   private void validateHttp(List<String> errors) {
+    if (allocation().tls() != (allocation().tlsKeyFile() != null && !allocation().tlsKeyFile().isBlank())) {
+      errors.add("allocation.tlsKeyFile: tlsCertFile and tlsKeyFile go together (both empty: plain HTTP)");
+    }
     if (probePort() < 0 || probePort() > 65535 || probePort() != 0 && probePort() == httpPort()) {
       errors.add("probePort: must be a port (0: any free one) other than httpPort");
     }

@@ -56,11 +56,13 @@ import io.tenantry.controller.routing.TenantRouting;
 import io.tenantry.controller.secrets.TemplateDistribution;
 import io.tenantry.controller.secrets.TenantSecrets;
 import io.tenantry.controller.server.HttpEndpoints;
+import io.tenantry.controller.server.Tls;
 import io.tenantry.secretstore.SecretStore;
 import io.tenantry.secretstore.sync.TemplateSync;
 import io.tenantry.spares.fleet.FleetRecords;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -134,11 +136,16 @@ public final class Operator implements AutoCloseable {
     this.http = new HttpEndpoints(new InetSocketAddress(config.httpPort()), new InetSocketAddress(config.probePort()),
         new HttpEndpoints.Limits(config.httpThreads(), config.httpQueue(), config.httpMaxConnections(),
             Duration.ofSeconds(config.httpReadTimeoutSeconds()), Duration.ofSeconds(config.httpWriteTimeoutSeconds())),
-        () -> !closed.get(), this::isReady, parts.registry());
+        tls(config.allocation()), () -> !closed.get(), this::isReady, parts.registry());
     // Every replica serves transfers: a token is checked with the store's key, not with the leader's memory.
     this.transfer = parts.backups() == null ? null : new TransferServer(new InetSocketAddress(config.backups().transferPort()),
         new TransferHandler(parts.backups().tokens(), parts.backups().store()), config.backups().maxConcurrent() * 2);
     LeaderGauge.register(parts.registry(), this::isLeading);
+  }
+
+  /** The API listener's TLS from the allocation settings' files; null: plain HTTP. */
+  private static Tls tls(OperatorConfig.Allocation allocation) {
+    return allocation.tls() ? new Tls(Path.of(allocation.tlsCertFile()), Path.of(allocation.tlsKeyFile()), Tls.POLL) : null;
   }
 
   /**

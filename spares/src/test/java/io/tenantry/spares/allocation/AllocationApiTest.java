@@ -17,7 +17,6 @@ import io.tenantry.spares.fleet.Allocation;
 import io.tenantry.spares.fleet.Cluster;
 import io.tenantry.spares.fleet.InMemoryFleetRecords;
 import java.io.ByteArrayInputStream;
-import java.io.IOException;
 import java.net.InetAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
