@@ -18,6 +18,7 @@ import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.tenantry.api.Spares;
 import io.tenantry.api.WellKnown;
 import io.tenantry.api.v1alpha1.SparePool;
 import io.tenantry.api.v1alpha1.Tenant;
@@ -72,17 +73,20 @@ public final class InformerCache implements ClusterView, AutoCloseable {
    * @param edgeNamespace where a Frozen tenant's route is, the one object a tenant owns outside its namespace
    * @param resync how often every Tenant is re-queued even without events (zero: never)
    * @param enqueue receives the name of a tenant that needs a sync
+   * @param enqueueFirst receives the name of a tenant the allocation API just bound: its customer
+   *     waits for its first sync, which goes ahead of the rest (the refill's new spares)
    * @param enqueuePool receives the name of a spare pool that needs a sync (its own, or one of its spares, changed)
    * @param routeKinds the kind of the tenants' routes (HTTPRoute or Ingress), when tenants are routed
    */
   public InformerCache(KubernetesClient client, String namespacePrefix, String templateNamespace, String edgeNamespace,
-      Duration resync, Consumer<String> enqueue, Consumer<String> enqueuePool, List<Class<? extends HasMetadata>> routeKinds) {
+      Duration resync, Consumer<String> enqueue, Consumer<String> enqueueFirst, Consumer<String> enqueuePool,
+      List<Class<? extends HasMetadata>> routeKinds) {
     this.namespacePrefix = namespacePrefix;
     this.templateNamespace = templateNamespace;
     this.edgeNamespace = edgeNamespace;
     this.routeKinds = List.copyOf(routeKinds);
     tenants = client.resources(Tenant.class).runnableInformer(resync.toMillis()).itemStore(new LeanItemStore<>());
-    tenants.addEventHandler(handler(t -> t.getMetadata().getName(), enqueue));
+    tenants.addEventHandler(handler(t -> t, t -> (Spares.justBound(t) ? enqueueFirst : enqueue).accept(t.getMetadata().getName())));
     tenants.addIndexers(Map.of(POOL_INDEX, t -> {
       String pool = t.getMetadata().getLabels() == null ? null : t.getMetadata().getLabels().get(WellKnown.SPARE_POOL);
       return pool == null ? List.of() : List.of(pool);
@@ -137,8 +141,7 @@ public final class InformerCache implements ClusterView, AutoCloseable {
     return informer;
   }
 
-  private static <T extends HasMetadata> ResourceEventHandler<T> handler(Function<T, String> key,
-      Consumer<String> enqueue) {
+  private static <T extends HasMetadata, K> ResourceEventHandler<T> handler(Function<T, K> key, Consumer<K> enqueue) {
     return new ResourceEventHandler<>() {
       @Override
       public void onAdd(T obj) {
@@ -155,7 +158,7 @@ public final class InformerCache implements ClusterView, AutoCloseable {
         enqueue(key.apply(obj));
       }
 
-      private void enqueue(String tenant) {
+      private void enqueue(K tenant) {
         if (tenant != null) {
           enqueue.accept(tenant);
         }

@@ -115,7 +115,7 @@ public record OperatorConfig(
                     maxTemplateDeletionShare: 0.5}
       fleet: {datastoreNamespace: tenantry, clusterName: local, kubeconfigs: []}
       allocation: {enabled: false, defaultPool: default, maxRequestBytes: 4096, retryAfterSeconds: 10, clusterRefreshSeconds: 30,
-                  holdDuringSignupBursts: true, tlsCertFile: "", tlsKeyFile: ""}
+                  holdDuringSignupBursts: true, servingProbeAddress: "", tlsCertFile: "", tlsKeyFile: ""}
       routing: {mode: auto, baseDomain: "", scheme: https, gateway: {name: tenantry, sectionName: ""},
                 ingress: {className: "", tls: false, annotations: {}}, pausedBackend: {service: tenantry-paused, port: 80},
                 reservedSubdomains: [www, app, apps, api, admin, administrator, root, login, logout, signin, signup, register,
@@ -278,6 +278,8 @@ public record OperatorConfig(
       int clusterRefreshSeconds,
       @JsonPropertyDescription("In a burst of signups, hold each signup's fleet record and the pool's replacements until signups pause for a second (at most 10 s), so that their writes do not slow the binds; false: write them at once. The bound tenant's own sync (its route, identity and status) is never held.")
       boolean holdDuringSignupBursts,
+      @JsonPropertyDescription("host:port of an HTTP listener of the edge (the Gateway's or ingress controller's Service) this operator can reach. When set, an allocation answer says serving only once a GET / for the tenant's hostname there is answered with neither 404 nor 503; empty: the tenant's status alone decides (the edge may still be reloading its routes).")
+      String servingProbeAddress,
       @JsonPropertyDescription("PEM certificate chain of the API's TLS (tls.crt of a cert-manager Secret), re-read when it changes; empty with tlsKeyFile: plain HTTP.")
       String tlsCertFile,
       @JsonPropertyDescription("PEM private key of tlsCertFile (PKCS#1 RSA as cert-manager writes it, or PKCS#8); empty with tlsCertFile: plain HTTP.")
@@ -567,6 +569,10 @@ public record OperatorConfig(
     }
     if (allocation().clusterRefreshSeconds() < 1) {
       errors.add("allocation.clusterRefreshSeconds: must be at least 1");
+    }
+    String probe = allocation().servingProbeAddress();
+    if (!probe.isEmpty() && !probe.matches("[^\\s/]+:([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])")) {
+      errors.add("allocation.servingProbeAddress: must be host:port (an HTTP listener of the edge), not " + probe);
     }
     validateBackups(errors);
     if (plans() == null || plans().isEmpty()) {

@@ -10,6 +10,7 @@ import io.tenantry.controller.metrics.MeasuredFleetRecords;
 import io.tenantry.spares.allocation.AllocationApi;
 import io.tenantry.spares.allocation.Allocator;
 import io.tenantry.spares.allocation.ClusterDirectory;
+import io.tenantry.spares.allocation.ServingProbe;
 import io.tenantry.spares.allocation.TenantUrls;
 import io.tenantry.spares.fleet.FleetRecords;
 import io.tenantry.spares.fleet.KubeContexts;
@@ -68,7 +69,8 @@ public final class AllocationService implements AutoCloseable {
     ClusterDirectory directory = new ClusterDirectory(records,
         ClusterDirectory.localCluster(config.fleet().clusterName(), config.fleet().clusterContextOrName(), clock), client, contexts);
     Allocator allocator = new Allocator(records, directory, urls(config.routing()), clock,
-        Duration.ofSeconds(settings.retryAfterSeconds()), settings.holdDuringSignupBursts(), registry);
+        Duration.ofSeconds(settings.retryAfterSeconds()), settings.holdDuringSignupBursts(),
+        ServingProbe.at(settings.servingProbeAddress()), registry);
     String token = readToken(Path.of(settings.tokenFile()));
     AllocationApi api = new AllocationApi(new MeasuredAllocations(allocator, registry), token,
         settings.maxRequestBytes(), settings.defaultPool());

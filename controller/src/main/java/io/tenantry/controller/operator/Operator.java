@@ -170,7 +170,7 @@ public final class Operator implements AutoCloseable {
     RoutingMode routingMode = routingMode(client, config.routing());
     InformerCache cache = new InformerCache(client, config.namespacePrefix(), config.templateNamespace(), config.edgeNamespace(),
         config.resyncPeriod(),
-        queue::add, poolQueue::add, switch (routingMode) {
+        queue::add, queue::addFirst, poolQueue::add, switch (routingMode) {
           case GATEWAY -> List.of(HTTPRoute.class);
           case INGRESS -> List.of(Ingress.class);
           case AUTO, NONE -> List.of();

@@ -13,7 +13,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Guarantees:
  * <ul>
- *   <li>Items are handed out in the order they were first added (FIFO).</li>
+ *   <li>Items are handed out in the order they were first added (FIFO), but for those added with
+ *       {@link #addFirst}, which go ahead of every item waiting (the latest of them first).</li>
  *   <li>Adding an item that is already waiting is a no-op: repeated adds collapse into one.</li>
  *   <li>An item is never handed to two workers at once: an item added while it is being processed
  *       is not handed out again until {@link #done} is called for it, and is then queued exactly
@@ -54,6 +55,8 @@ public class WorkQueue<T> {
   private final Set<T> dirty = new HashSet<>();
   /** Items handed out by {@code get} and not yet {@code done}. */
   private final Set<T> processing = new HashSet<>();
+  /** Processing items added again with {@link #addFirst}: {@code done} queues them at the front. */
+  private final Set<T> first = new HashSet<>();
 
   private boolean shuttingDown;
   private boolean drain;
@@ -88,6 +91,35 @@ public class WorkQueue<T> {
         return; // done() queues it, so that no two workers ever hold it at once
       }
       queue.addLast(item);
+      itemQueued.signal();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Marks {@code item} as needing processing before every item waiting: someone waits for it (a
+   * customer for the first sync of the tenant just bound to them). An item already waiting moves
+   * to the front; one being processed is queued at the front by {@link #done}. Otherwise as
+   * {@link #add}: ignored after shutdown, never handed to two workers at once.
+   */
+  public final void addFirst(T item) {
+    Objects.requireNonNull(item, "item");
+    lock.lock();
+    try {
+      if (shuttingDown) {
+        return;
+      }
+      if (dirty.add(item)) {
+        metrics.added(item);
+      } else if (!processing.contains(item)) {
+        queue.remove(item); // waiting already: moved ahead (a scan, but a signup's tenant is one among its burst)
+      }
+      if (processing.contains(item)) {
+        first.add(item);
+        return;
+      }
+      queue.addFirst(item);
       itemQueued.signal();
     } finally {
       lock.unlock();
@@ -134,8 +166,14 @@ public class WorkQueue<T> {
         return;
       }
       metrics.done(item);
+      boolean ahead = first.remove(item);
       if (dirty.contains(item)) {
-        queue.addLast(item); // also after shutdown, as in client-go: it was added before
+        // Also after shutdown, as in client-go: it was added before.
+        if (ahead) {
+          queue.addFirst(item);
+        } else {
+          queue.addLast(item);
+        }
         itemQueued.signal();
       }
       if (processing.isEmpty()) {

@@ -2,6 +2,8 @@ package io.tenantry.controller.bench;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.http.BasicBuilder;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.Interceptor;
@@ -16,6 +18,7 @@ import io.tenantry.secretstore.Scope;
 import io.tenantry.secretstore.SecretStore;
 import io.tenantry.testsupport.ClusterKind;
 import io.tenantry.testsupport.Crds;
+import io.tenantry.testsupport.SimulatedCluster;
 import io.tenantry.testsupport.TestCluster;
 import io.tenantry.testsupport.TestClusters;
 import java.lang.management.ManagementFactory;
@@ -37,9 +40,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * Prints, at N converged tenants (default 1000; each one app and one database, all Ready) on the
  * simulated cluster (real kube-apiserver, controllers and scheduler, kwok nodes): the CPU time of one converged sync (median, p99), the requests the API server received
  * for the operator's resources during a full resync (its apiserver_request_total), and the
- * operator's heap per tenant after GC. Given a second size M, it then provisions M - N more
- * tenants and prints how the heap grew per tenant from N to M. Run with tools/bench-controller.sh
- * [N] [M].
+ * operator's heap per tenant after GC, and the heap at its highest (after a GC forced every
+ * second) while every informer lists again (etcd compacted under a stopped API server: every
+ * object is decoded again, as after any 410 Gone) and while every tenant rolls to a new app
+ * version. Given a second size M, it then provisions M - N more tenants and prints how the heap
+ * grew per tenant from N to M. Run with tools/bench-controller.sh [N] [M].
  */
 public final class ControllerBenchmark {
 
@@ -48,6 +53,7 @@ public final class ControllerBenchmark {
       "networkpolicies", "resourcequotas", "limitranges", "secrets", "services", "poddisruptionbudgets",
       "statefulsets", "deployments", "horizontalpodautoscalers", "events");
 
+  private static final String CLUSTER = "tenantry-bench";
   /** docs/benchmarks.md's limit on the heap per tenant, guarded when measured on this many tenants or more. */
   private static final double HEAP_LIMIT_KIB = 50;
   private static final int HEAP_GUARDED_FROM = 500;
@@ -61,9 +67,11 @@ public final class ControllerBenchmark {
   private final AtomicLong operatorRequests;
   private final AtomicLong tenantSecretWrites;
   private final List<String> names = new ArrayList<>();
+  private final String clusterName;
 
-  private ControllerBenchmark(int tenants, int grownTo, KubernetesClient admin, SecretStore store, Operator.Parts parts,
+  private ControllerBenchmark(String clusterName, int tenants, int grownTo, KubernetesClient admin, SecretStore store, Operator.Parts parts,
       AtomicLong operatorRequests, AtomicLong tenantSecretWrites, BenchGuards guards) {
+    this.clusterName = clusterName;
     this.guards = guards;
     this.tenants = tenants;
     this.grownTo = grownTo;
@@ -78,7 +86,7 @@ public final class ControllerBenchmark {
     int tenants = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
     int grownTo = args.length > 1 ? Integer.parseInt(args[1]) : tenants;
     BenchGuards guards = new BenchGuards();
-    try (TestCluster cluster = TestClusters.start(ClusterKind.SIMULATED, "tenantry-bench", 1 + Math.max(tenants, grownTo) / 40);
+    try (TestCluster cluster = TestClusters.start(ClusterKind.SIMULATED, CLUSTER, 1 + Math.max(tenants, grownTo) / 40);
         KubernetesClient admin = cluster.newClient()) {
       Crds.install(admin, Tenant.class.getResource("/META-INF/fabric8/tenants.tenantry.io-v1.yml"));
       Crds.install(admin, SparePool.class.getResource("/META-INF/fabric8/sparepools.tenantry.io-v1.yml"));
@@ -106,7 +114,7 @@ public final class ControllerBenchmark {
       try (Operator operator = new Operator(operatorClient, config, "bench", () -> { }, parts)) {
         operator.start();
         BenchSupport.waitUntil(operator::isReady, 60);
-        new ControllerBenchmark(tenants, grownTo, admin, store, parts, operatorRequests, tenantSecretWrites, guards).run();
+        new ControllerBenchmark(CLUSTER, tenants, grownTo, admin, store, parts, operatorRequests, tenantSecretWrites, guards).run();
       } finally {
         operatorClient.close();
       }
@@ -149,6 +157,13 @@ public final class ControllerBenchmark {
     if (tenants >= HEAP_GUARDED_FROM) {
       guards.atMost("heap per tenant (KiB)", (heapFull - heapEmpty) / 1024.0 / tenants, HEAP_LIMIT_KIB);
     }
+    long relistPeak = peakHeap(this::relist);
+    System.out.printf("heap peak while every informer lists again %.1f MiB (%.1f KiB per tenant)%n", relistPeak / 1048576.0,
+        (relistPeak - heapEmpty) / 1024.0 / tenants);
+    long rollPeak = peakHeap(this::rollEveryTenant);
+    long heapRolled = heapAfterGc();
+    System.out.printf("heap peak while every tenant rolls         %.1f MiB (%.1f KiB per tenant); converged after: %.1f MiB%n",
+        rollPeak / 1048576.0, (rollPeak - heapEmpty) / 1024.0 / tenants, heapRolled / 1048576.0);
     if (grownTo > tenants) {
       provision(tenants, grownTo);
       long heapGrown = heapAfterGc();
@@ -235,6 +250,67 @@ public final class ControllerBenchmark {
     }
     Arrays.sort(cpu);
     return cpu;
+  }
+
+  private interface Step {
+    void run() throws Exception;
+  }
+
+  /** The highest heap after a GC, forced every second, while {@code step} runs (and once after it). */
+  private static long peakHeap(Step step) throws Exception {
+    AtomicLong peak = new AtomicLong();
+    java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
+    Thread sampler = new Thread(() -> {
+      try {
+        while (running.get()) {
+          peak.accumulateAndGet(heapAfterGc(), Math::max);
+          Thread.sleep(1000);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }, "heap-sampler");
+    sampler.start();
+    try {
+      step.run();
+    } finally {
+      running.set(false);
+      sampler.join();
+    }
+    return Math.max(peak.get(), heapAfterGc());
+  }
+
+  /**
+   * Every informer lists again, as after a 410 Gone: etcd compacted past every resourceVersion
+   * while the API server is stopped, so its watch cache is rebuilt and every re-watch is refused.
+   * Returns once every tenant is converged again.
+   */
+  private void relist() throws InterruptedException {
+    long started = System.nanoTime();
+    SimulatedCluster.stopApiServer(clusterName);
+    SimulatedCluster.compactEtcd(clusterName);
+    SimulatedCluster.startApiServer(clusterName);
+    Thread.sleep(5000); // the informers' re-watch is refused and they list again
+    names.forEach(parts.queue()::add);
+    BenchSupport.awaitQuiet(operatorRequests::get, parts);
+    System.out.printf("relist (etcd compacted, API server restarted) and every tenant converged again: %.1f s%n",
+        (System.nanoTime() - started) / 1e9);
+  }
+
+  /** Every tenant's app to a new version, through the rollout gate; returns once every one is Ready on it. */
+  private void rollEveryTenant() throws InterruptedException {
+    long started = System.nanoTime();
+    for (String name : names) {
+      admin.resources(Tenant.class).withName(name).patch(PatchContext.of(PatchType.JSON),
+          "[{\"op\": \"replace\", \"path\": \"/spec/apps/0/version\", \"value\": \"1.1.0\"}]");
+    }
+    BenchSupport.waitUntil(() -> names.stream().allMatch(n -> {
+      Tenant t = parts.cache().tenant(n);
+      return t != null && t.getStatus() != null && t.getStatus().getPhase() == TenantPhase.Ready
+          && t.getStatus().getApps().stream().allMatch(a -> "1.1.0".equals(a.getVersion()));
+    }), 3600);
+    BenchSupport.awaitQuiet(operatorRequests::get, parts);
+    System.out.printf("version roll of every tenant: all Ready on 1.1.0 after %.1f s%n", (System.nanoTime() - started) / 1e9);
   }
 
   private static long heapAfterGc() throws InterruptedException {

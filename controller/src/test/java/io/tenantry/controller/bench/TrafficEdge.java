@@ -92,6 +92,11 @@ final class TrafficEdge implements AutoCloseable {
     traefik = startTraefik(cluster, throttle);
   }
 
+  /** The Gateway's listener, host:port: where the operator's serving probe asks. */
+  String gatewayAddress() {
+    return "127.0.0.1:" + gatewayPort;
+  }
+
   int appPort() {
     return backend.getAddress().getPort();
   }

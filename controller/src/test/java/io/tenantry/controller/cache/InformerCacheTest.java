@@ -70,7 +70,7 @@ class InformerCacheTest {
     client.apps().deployments().resource(deployment("tenant-globex", "acme", "evil:1")).create();
     client.serviceAccounts().resource(new ServiceAccountBuilder().withNewMetadata().withName("x").withNamespace("tenant-acme")
         .addToLabels(Labels.MANAGED_BY, Labels.MANAGER).addToLabels(Labels.TENANT, "acme").endMetadata().build()).create();
-    cache = new InformerCache(client, "tenant-", "tenantry-templates", "tenantry-edge", Duration.ZERO, tenantKeys::add,
+    cache = new InformerCache(client, "tenant-", "tenantry-templates", "tenantry-edge", Duration.ZERO, tenantKeys::add, tenantKeys::add,
         poolKeys::add, List.of());
     cache.start(Duration.ofSeconds(30));
   }

@@ -194,6 +194,19 @@ class OperatorConfigTest {
   }
 
   @Test
+  void theServingProbeAddressIsHostAndPort() {
+    OperatorConfig config = OperatorConfig.defaults();
+    assertThat(config.allocation().servingProbeAddress()).as("off by default").isEmpty();
+    assertThat(config.with("allocation: {servingProbeAddress: 'tenantry-edge.tenantry-edge.svc:80'}").allocation()
+        .servingProbeAddress()).isEqualTo("tenantry-edge.tenantry-edge.svc:80");
+    for (String bad : List.of("tenantry-edge", "edge:0", "edge:65536", "http://edge:80")) {
+      assertThatThrownBy(() -> config.with("allocation: {servingProbeAddress: '" + bad + "'}"))
+          .hasMessage("invalid operator configuration: allocation.servingProbeAddress: must be host:port (an HTTP listener"
+              + " of the edge), not " + bad);
+    }
+  }
+
+  @Test
   void everySettingIsDescribed() {
     List<String> undescribed = new ArrayList<>();
     undescribed(OperatorConfig.class, "", undescribed);

@@ -109,7 +109,7 @@ class AllocationAcrossClustersIT {
     await().atMost(Duration.ofSeconds(30)).until(() -> records.placement(second.tenant()).isPresent());
     assertThat(records.placement(second.tenant())).contains("east");
     // And the first request id still finds its west tenant.
-    assertThat(api.allocate("across-1", "Westco", "ops@westco.example", POOL).body()).isEqualTo(first.body());
+    assertThat(api.allocate("across-1", "Westco", "ops@westco.example", POOL).allocation()).isEqualTo(first.allocation());
   }
 
   private static void createPool(KubernetesClient client, int buffer) {

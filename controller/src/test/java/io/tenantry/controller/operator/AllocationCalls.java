@@ -25,6 +25,15 @@ public final class AllocationCalls {
 
   /** An answer: status, Retry-After (or null) and the JSON body. */
   public record Answer(int status, String retryAfter, JsonNode body) {
+    /** The body but {@code serving}: what every answer to one request id repeats (serving turns true as the tenant comes up). */
+    public JsonNode allocation() {
+      JsonNode copy = body.deepCopy();
+      if (copy instanceof com.fasterxml.jackson.databind.node.ObjectNode object) {
+        object.remove("serving");
+      }
+      return copy;
+    }
+
     public String tenant() {
       return body.path("tenant").asText(null);
     }

@@ -122,7 +122,7 @@ class AllocationIT {
     for (int i = 0; i < ids.size(); i++) {
       if (first.get(i).status() == 200) {
         assertThat(replay.get(i).status()).isEqualTo(200);
-        assertThat(replay.get(i).body()).isEqualTo(first.get(i).body());
+        assertThat(replay.get(i).allocation()).isEqualTo(first.get(i).allocation());
       } else {
         assertThat(replay.get(i).status()).isIn(200, 503);
         assertThat(allocated.stream().map(Answer::tenant)).doesNotContain(replay.get(i).tenant());
@@ -255,7 +255,7 @@ class AllocationIT {
     int first = answers.indexOf(winner);
     Answer replay = api.allocate(ids.get(first), "Org " + ids.get(first), ids.get(first) + "@example.com", pool, "elsewhere");
     assertThat(replay.status()).isEqualTo(200);
-    assertThat(replay.body()).isEqualTo(winner.body());
+    assertThat(replay.allocation()).isEqualTo(winner.allocation());
     assertThat(api.allocate(ids.get((first + 1) % 32), "Org", "org@example.com", pool, subdomain).status()).isEqualTo(409);
 
     // The operator routes the winner at its URL, having restarted none of its pods.

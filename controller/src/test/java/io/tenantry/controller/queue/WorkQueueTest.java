@@ -36,6 +36,39 @@ class WorkQueueTest {
   }
 
   @Test
+  void anItemAddedFirstGoesAheadOfEveryItemWaitingAndAWaitingOneMovesAhead() throws Exception {
+    queue.add("spare-1");
+    queue.add("spare-2");
+    queue.add("bound");
+    queue.addFirst("bound");
+    queue.addFirst("signup");
+
+    assertThat(queue.len()).as("no item twice").isEqualTo(4);
+    assertThat(queue.get()).isEqualTo("signup");
+    assertThat(queue.get()).isEqualTo("bound");
+    assertThat(queue.get()).isEqualTo("spare-1");
+    assertThat(queue.get()).isEqualTo("spare-2");
+  }
+
+  @Test
+  void anItemAddedFirstWhileProcessingIsQueuedAtTheFrontOnceDoneAndNeverHandedOutTwice() throws Exception {
+    queue.add("bound");
+    assertThat(queue.get()).isEqualTo("bound");
+    queue.add("spare-1");
+    queue.addFirst("bound");
+    assertThat(queue.len()).as("held until done").isEqualTo(1);
+
+    queue.done("bound");
+
+    assertThat(queue.get()).isEqualTo("bound");
+    assertThat(queue.get()).isEqualTo("spare-1");
+    queue.done("bound");
+    queue.add("bound");
+    queue.add("spare-2");
+    assertThat(queue.get()).as("a later plain add is plain again").isEqualTo("bound");
+  }
+
+  @Test
   void repeatedAddsWhileQueuedCollapseIntoOne() throws Exception {
     queue.add("a");
     queue.add("b");

@@ -91,6 +91,7 @@ public final class Allocator implements Allocations, AutoCloseable {
   private final Clock clock;
   private final Duration retryAfter;
   private final boolean holdDuringBursts;
+  private final ServingProbe probe;
   private final MeterRegistry registry;
   private final ExecutorService recorder = Executors.newSingleThreadExecutor(r -> {
     Thread t = new Thread(r, "allocation-recorder");
@@ -119,15 +120,17 @@ public final class Allocator implements Allocations, AutoCloseable {
    * @param urls where tenants are reached, from the operator's routing settings
    * @param retryAfter what a 503 tells the caller to wait: about the time to build a spare
    * @param holdDuringBursts whether the fleet record of a signup in a burst waits for the burst to pause
+   * @param probe what tells whether the edge serves a routed tenant's hostname yet
    */
   public Allocator(FleetRecords records, SpareSources directory, TenantUrls urls, Clock clock, Duration retryAfter,
-      boolean holdDuringBursts, MeterRegistry registry) {
+      boolean holdDuringBursts, ServingProbe probe, MeterRegistry registry) {
     this.records = records;
     this.directory = directory;
     this.urls = urls;
     this.clock = clock;
     this.retryAfter = retryAfter;
     this.holdDuringBursts = holdDuringBursts;
+    this.probe = probe;
     this.registry = registry;
   }
 
@@ -369,13 +372,17 @@ public final class Allocator implements Allocations, AutoCloseable {
     return directory.reachesAll() ? Optional.empty() : records.findAllocation(requestId);
   }
 
-  /** Polls the cluster's cache every {@link #SERVING_POLL}: a few map lookups each. */
+  /**
+   * Polls the cluster's cache every {@link #SERVING_POLL} (a few map lookups) until the tenant's
+   * status says it serves, then, with routing on, the edge through the probe.
+   */
   @Override
   public boolean awaitServing(Allocation allocation, Duration wait) {
     long deadline = System.nanoTime() + wait.toNanos();
     while (true) {
       Optional<? extends SpareSource> cluster = directory.cluster(allocation.cluster());
-      if (cluster.isPresent() && cluster.get().serving(allocation.tenant(), urls.enabled())) {
+      if (cluster.isPresent() && cluster.get().serving(allocation.tenant(), urls.enabled())
+          && (!urls.enabled() || probe.serves(urls.hostname(allocation.label())))) {
         return true;
       }
       long left = deadline - System.nanoTime();

@@ -317,7 +317,7 @@ class AllocationApiTest {
     InMemorySpareSources sources = new InMemorySpareSources();
     InMemorySpareCluster c1 = sources.add(new InMemorySpareCluster("c1", "default").ready("s1", "default", Instant.EPOCH));
     try (Allocator allocator = new Allocator(records, sources, new TenantUrls("https", "tenants.example", Set.of("www", "api")),
-        Clock.systemUTC(), Duration.ofSeconds(10), true, new SimpleMeterRegistry())) {
+        Clock.systemUTC(), Duration.ofSeconds(10), true, ServingProbe.NONE, new SimpleMeterRegistry())) {
       answer = allocator::allocate;
 
       HttpResponse<String> response = send(Call.post(VALID.replace("}", ",\"subdomain\":\"www\"}")));
@@ -438,7 +438,7 @@ class AllocationApiTest {
   @Test
   void anEmptyTokenIsRefusedAtConstruction() {
     assertThatThrownBy(() -> new AllocationApi(new Allocator(new InMemoryFleetRecords(), new InMemorySpareSources(),
-        TenantUrls.OFF, Clock.systemUTC(), Duration.ofSeconds(1), true, new SimpleMeterRegistry()), " ", MAX_BODY, "default"))
+        TenantUrls.OFF, Clock.systemUTC(), Duration.ofSeconds(1), true, ServingProbe.NONE, new SimpleMeterRegistry()), " ", MAX_BODY, "default"))
         .isInstanceOf(IllegalArgumentException.class);
   }
 }

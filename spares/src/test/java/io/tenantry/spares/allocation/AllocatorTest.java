@@ -72,7 +72,7 @@ class AllocatorTest {
 
   /** A new allocator routing tenants as {@code urls} says. */
   private Allocator newAllocator(TenantUrls urls) {
-    Allocator allocator = new Allocator(records, sources, urls, Clock.fixed(NOW, ZoneOffset.UTC), RETRY_AFTER, true, registry);
+    Allocator allocator = new Allocator(records, sources, urls, Clock.fixed(NOW, ZoneOffset.UTC), RETRY_AFTER, true, ServingProbe.NONE, registry);
     allocators.add(allocator);
     return allocator;
   }
