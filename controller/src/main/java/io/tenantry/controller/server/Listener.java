@@ -9,7 +9,6 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http2.server.HTTP2CServerConnectionFactory;
-import org.eclipse.jetty.http2.server.HTTP2ServerConnectionFactory;
 import org.eclipse.jetty.server.ConnectionFactory;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
@@ -89,9 +88,6 @@ final class Listener {
     }
     server.setHandler(gate == null ? busy : gate);
     server.setErrorHandler(quietErrors());
-    if (tls != null) {
-      server.addBean(tls);
-    }
     headers = new HeaderDeadline(connector, limits.readTimeout(), () -> refusals.count(Refusals.Reason.CUT));
     Gauge.builder("tenantry.http.connections", cap, NetworkConnectionLimit::getNetworkConnectionCount)
         .description("Connections open on an HTTP listener (at most its maxConnections)").tag("listener", name)
@@ -111,7 +107,7 @@ final class Listener {
     if (tls == null) { // HTTP/1.1, and HTTP/2 for clients that ask for it (prior knowledge or Upgrade: h2c)
       return new ConnectionFactory[] {new HttpConnectionFactory(http), new HTTP2CServerConnectionFactory(http)};
     }
-    return tls.connectionFactories(http, new HTTP2ServerConnectionFactory(http));
+    return tls.connectionFactories(http);
   }
 
   /** Jetty's error answers, without stacks or messages that could carry what a client sent. */

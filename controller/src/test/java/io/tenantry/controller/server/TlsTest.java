@@ -35,7 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The API listener with TLS from a mounted Secret, laid out as the kubelet lays it out (the files
  * are symlinks through {@code ..data} to a timestamped directory, swapped whole on update), with
- * keys in cert-manager's default format, PKCS#1 RSA. Certificates are made by openssl in the test.
+ * keys in cert-manager's default format, PKCS#1 RSA, or PKCS#8 (RSA or EC). Certificates are made by openssl in the test.
  */
 class TlsTest {
 
@@ -80,6 +80,24 @@ class TlsTest {
     assertThat(h2.version()).isEqualTo(HttpClient.Version.HTTP_2);
     assertThat(h2.body()).isEqualTo("ok");
     assertThat(get(HttpClient.Version.HTTP_1_1).version()).isEqualTo(HttpClient.Version.HTTP_1_1);
+  }
+
+  @Test
+  void pkcs8KeysRsaAndEcAreServedToo() throws Exception {
+    for (String algorithm : new String[] {"rsa:2048", "ec"}) {
+      Path secret = dir.resolve(algorithm.replace(':', '-'));
+      Files.createDirectories(secret);
+      run("openssl", "req", "-x509", "-newkey", algorithm, "-pkeyopt", algorithm.equals("ec") ? "ec_paramgen_curve:prime256v1"
+          : "rsa_keygen_bits:2048", "-nodes", "-days", "1", "-subj", "/CN=" + algorithm, "-addext", "subjectAltName=IP:127.0.0.1",
+          "-keyout", secret.resolve("tls.key").toString(), "-out", secret.resolve("tls.crt").toString());
+      assertThat(Files.readString(secret.resolve("tls.key"))).as(algorithm).startsWith("-----BEGIN PRIVATE KEY-----");
+      start(secret);
+
+      assertThat(serial(certificateServed())).as(algorithm).isEqualTo(serialOf(secret.resolve("tls.crt")));
+      assertThat(get(HttpClient.Version.HTTP_2).body()).isEqualTo("ok");
+      http.close();
+      http = null;
+    }
   }
 
   @Test
