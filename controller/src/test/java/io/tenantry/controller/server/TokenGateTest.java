@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.tenantry.controller.server.TokenGate.FailedClients;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
