@@ -54,11 +54,11 @@ public record OperatorConfig(
     int httpThreads,
     @JsonPropertyDescription("Requests on httpPort that may wait for one of the httpThreads; more are answered 503 with Retry-After at once.")
     int httpQueue,
-    @JsonPropertyDescription("Requests in progress on httpPort (being read, waiting, handled or answered; each holds its connection and a thread); more are answered 503 with Retry-After, or closed. Idle connections do not count (the JDK closes them after 30 s).")
+    @JsonPropertyDescription("Connections open at once on httpPort; at the cap no more are accepted (they wait in the kernel's backlog) until one closes, and open ones idle for 1 s are closed. A connection waiting for bytes holds no thread.")
     int httpMaxConnections,
-    @JsonPropertyDescription("Seconds a client has to send a request (headers and body) from its first byte; a slower one is answered 408, or cut off when it sends nothing more. Also on probePort.")
+    @JsonPropertyDescription("Seconds a client has to send a request (headers and body) from its first byte, however it paces its bytes: headers late, the connection is closed; the body late, 408. A connection silent for the shorter of the two timeouts is closed. Also on probePort.")
     int httpReadTimeoutSeconds,
-    @JsonPropertyDescription("Seconds to write an answer, from its status line; a client that does not read it is cut off. Also on probePort.")
+    @JsonPropertyDescription("Seconds an answer's write may make no progress: a client that does not read it is cut off. Also on probePort.")
     int httpWriteTimeoutSeconds,
     @JsonPropertyDescription("Tenants that may have unfinished rollouts at once.")
     int maxConcurrentRollouts,
