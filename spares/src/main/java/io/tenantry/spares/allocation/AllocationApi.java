@@ -54,8 +54,9 @@ import org.slf4j.LoggerFactory;
  *   <li>401 missing or wrong token; 404 (GET) no allocation for the request id; 405 another method;
  *       413 body too large; 415 not JSON; 400 on {@code wait} when it is not a duration of at most 30 s;</li>
  *   <li>503 with {@code Retry-After}: no Ready spare (the pool grows), or the fleet records or a
- *       cluster cannot be reached; in the operator, also any request to a replica that does not
- *       lead (before the token is looked at: only the leader serves allocations).</li>
+ *       cluster cannot be reached; in the operator, also any request with the token to a replica
+ *       that does not lead (the operator's listener checks the token first: only the leader serves
+ *       allocations).</li>
  * </ul>
  * The token and the body are never logged.
  */
