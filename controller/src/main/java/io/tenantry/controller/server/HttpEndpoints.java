@@ -8,10 +8,13 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.eclipse.jetty.http.HttpHeader;
-import org.eclipse.jetty.http.pathmap.ServletPathSpec;
 import org.eclipse.jetty.http2.server.HTTP2CServerConnectionFactory;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.ConnectionFactory;
@@ -24,7 +27,6 @@ import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.ErrorHandler;
-import org.eclipse.jetty.server.handler.PathMappingsHandler;
 import org.eclipse.jetty.server.handler.QoSHandler;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
@@ -77,7 +79,7 @@ public final class HttpEndpoints implements AutoCloseable {
 
   private final Server probes;
   private final Server api;
-  private final PathMappingsHandler routes = new PathMappingsHandler();
+  private final Prefixes routes = new Prefixes();
   private final TokenGate gate;
 
   /**
@@ -91,10 +93,10 @@ public final class HttpEndpoints implements AutoCloseable {
     this.gate = new TokenGate(rejected(registry, "api", "unauthenticated"), rejected(registry, "api", "throttled"));
     this.api = server("api", api, limits, tls, routes, registry);
     this.api.insertHandler(gate);
-    PathMappingsHandler probeRoutes = new PathMappingsHandler();
-    probeRoutes.addMapping(new ServletPathSpec("/healthz"), text(PLAIN, () -> healthy.getAsBoolean() ? "ok\n" : null));
-    probeRoutes.addMapping(new ServletPathSpec("/readyz"), text(PLAIN, () -> ready.getAsBoolean() ? "ok\n" : null));
-    probeRoutes.addMapping(new ServletPathSpec("/metrics"), text("text/plain; version=0.0.4; charset=utf-8", registry::scrape));
+    Prefixes probeRoutes = new Prefixes();
+    probeRoutes.add("/healthz", text(PLAIN, () -> healthy.getAsBoolean() ? "ok\n" : null));
+    probeRoutes.add("/readyz", text(PLAIN, () -> ready.getAsBoolean() ? "ok\n" : null));
+    probeRoutes.add("/metrics", text("text/plain; version=0.0.4; charset=utf-8", registry::scrape));
     this.probes = server("probe", probes, new Limits(2, 8, 16, limits.readTimeout(), limits.writeTimeout()), null, probeRoutes,
         registry);
   }
@@ -105,9 +107,12 @@ public final class HttpEndpoints implements AutoCloseable {
     this(api, probes, limits, null, healthy, ready, registry);
   }
 
-  /** Serves another route on the API listener: {@code path} and everything below it; call before {@link #start()}. */
+  /**
+   * Serves another route on the API listener: every path that begins with {@code path} (as the
+   * JDK's server matched its contexts, so the route answers its own 404s), before or after {@link #start()}.
+   */
   public void serve(String path, Handler handler) {
-    routes.addMapping(new ServletPathSpec(path + "/*"), handler);
+    routes.add(path, handler);
   }
 
   /**
@@ -226,6 +231,30 @@ public final class HttpEndpoints implements AutoCloseable {
         return true;
       }
     };
+  }
+
+  /** Routes by path prefix, the longest first; a route may be added while the server runs. */
+  private static final class Prefixes extends Handler.Abstract {
+    private volatile List<Map.Entry<String, Handler>> routes = List.of();
+
+    synchronized void add(String prefix, Handler handler) {
+      addBean(handler, true); // started now if the server runs
+      List<Map.Entry<String, Handler>> sorted = new ArrayList<>(routes);
+      sorted.add(Map.entry(prefix, handler));
+      sorted.sort(Comparator.comparingInt((Map.Entry<String, Handler> route) -> route.getKey().length()).reversed());
+      routes = List.copyOf(sorted);
+    }
+
+    @Override
+    public boolean handle(Request request, Response response, Callback callback) throws Exception {
+      String path = request.getHttpURI().getCanonicalPath();
+      for (Map.Entry<String, Handler> route : routes) {
+        if (path != null && path.startsWith(route.getKey())) {
+          return route.getValue().handle(request, response, callback);
+        }
+      }
+      return false;
+    }
   }
 
   private static ServerConnector connector(Server server) {

@@ -45,7 +45,7 @@ final class TokenGate extends Handler.Wrapper {
 
   @Override
   public boolean handle(Request request, Response response, Callback callback) throws Exception {
-    String path = Request.getPathInContext(request);
+    String path = request.getHttpURI().getCanonicalPath();
     byte[] token = tokens.entrySet().stream()
         .filter(e -> path.equals(e.getKey()) || path.startsWith(e.getKey() + "/")).map(Map.Entry::getValue)
         .findFirst().orElse(null);

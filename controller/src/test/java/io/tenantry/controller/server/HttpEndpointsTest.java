@@ -76,6 +76,20 @@ class HttpEndpointsTest {
   }
 
   @Test
+  void aRouteAddedWhileServingAnswersEveryPathThatBeginsWithItsOwnAndSeesThePath() throws Exception {
+    start(new HttpEndpoints.Limits(4, 4, 16, Duration.ofSeconds(5), Duration.ofSeconds(5)));
+    // As the allocation API is added to a running operator: its own 404s and statuses below its path.
+    http.serve("/v1/late", blocking((request, out) ->
+        out.write(request.getHttpURI().getCanonicalPath().getBytes(StandardCharsets.UTF_8))));
+
+    assertThat(get(http.port(), "/v1/late").body).isEqualTo("/v1/late");
+    assertThat(get(http.port(), "/v1/late/signup-1").body).isEqualTo("/v1/late/signup-1");
+    assertThat(get(http.port(), "/v1/latex").body).as("a path that only begins like it").isEqualTo("/v1/latex");
+    assertThat(post(http.port(), "/v1/echo", "hello").body).as("the routes before it").isEqualTo("5");
+    assertThat(get(http.port(), "/v2").status).isEqualTo(404);
+  }
+
+  @Test
   void readyzAnswersWithinASecondWhile64SlowClientsHoldTheApiPort() throws Exception {
     Duration readLimit = Duration.ofSeconds(3);
     start(new HttpEndpoints.Limits(4, 4, 16, readLimit, Duration.ofSeconds(3)));

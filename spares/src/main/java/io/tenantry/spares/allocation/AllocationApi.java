@@ -111,7 +111,8 @@ public final class AllocationApi extends Handler.Abstract {
   }
 
   private void handle(Exchange exchange) throws IOException {
-    String path = Request.getPathInContext(exchange.request());
+    // The URI's own path: served under a path mapping with no context, Request.getPathInContext fails (Jetty 12.1).
+    String path = exchange.request().getHttpURI().getCanonicalPath();
     boolean status = path.startsWith(PATH + "/") && path.length() > PATH.length() + 1;
     if (!PATH.equals(path) && !status) {
       error(exchange, 404, "path", "no such resource; POST " + PATH + " or GET " + PATH + "/<requestId>");
