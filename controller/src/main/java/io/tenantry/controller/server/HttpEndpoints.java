@@ -8,14 +8,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.List;
-import java.util.Map;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.eclipse.jetty.http.HttpHeader;
-import org.eclipse.jetty.http2.server.HTTP2CServerConnectionFactory;
+import org.eclipse.jetty.http.pathmap.ServletPathSpec;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.ConnectionFactory;
 import org.eclipse.jetty.server.Handler;
@@ -27,6 +23,7 @@ import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.ErrorHandler;
+import org.eclipse.jetty.server.handler.PathMappingsHandler;
 import org.eclipse.jetty.server.handler.QoSHandler;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
@@ -79,40 +76,32 @@ public final class HttpEndpoints implements AutoCloseable {
 
   private final Server probes;
   private final Server api;
-  private final Prefixes routes = new Prefixes();
+  private final PathMappingsHandler routes = new PathMappingsHandler();
   private final TokenGate gate;
 
   /**
    * @param api where the API listener binds ({@code httpPort})
    * @param probes where the probe listener binds ({@code probePort})
    * @param limits the API listener's limits; the probe listener has the same time limits, 2 threads
-   * @param tls the API listener's certificate and key; null: plain HTTP (and HTTP/2 by prior knowledge or h2c)
+   * @param tls the API listener's certificate and key; null: plain HTTP/1.1 (no h2c: Jetty 12.1 gave the
+   *     handler an empty body for a POST that upgraded to h2c, as the JDK's HttpClient does by default)
    */
   public HttpEndpoints(InetSocketAddress api, InetSocketAddress probes, Limits limits, Tls tls, BooleanSupplier healthy,
       BooleanSupplier ready, PrometheusMeterRegistry registry) {
     this.gate = new TokenGate(rejected(registry, "api", "unauthenticated"), rejected(registry, "api", "throttled"));
     this.api = server("api", api, limits, tls, routes, registry);
     this.api.insertHandler(gate);
-    Prefixes probeRoutes = new Prefixes();
-    probeRoutes.add("/healthz", text(PLAIN, () -> healthy.getAsBoolean() ? "ok\n" : null));
-    probeRoutes.add("/readyz", text(PLAIN, () -> ready.getAsBoolean() ? "ok\n" : null));
-    probeRoutes.add("/metrics", text("text/plain; version=0.0.4; charset=utf-8", registry::scrape));
+    PathMappingsHandler probeRoutes = new PathMappingsHandler();
+    probeRoutes.addMapping(new ServletPathSpec("/healthz"), text(PLAIN, () -> healthy.getAsBoolean() ? "ok\n" : null));
+    probeRoutes.addMapping(new ServletPathSpec("/readyz"), text(PLAIN, () -> ready.getAsBoolean() ? "ok\n" : null));
+    probeRoutes.addMapping(new ServletPathSpec("/metrics"), text("text/plain; version=0.0.4; charset=utf-8", registry::scrape));
     this.probes = server("probe", probes, new Limits(2, 8, 16, limits.readTimeout(), limits.writeTimeout()), null, probeRoutes,
         registry);
   }
 
-  /** Plain HTTP on the API listener. */
-  public HttpEndpoints(InetSocketAddress api, InetSocketAddress probes, Limits limits, BooleanSupplier healthy,
-      BooleanSupplier ready, PrometheusMeterRegistry registry) {
-    this(api, probes, limits, null, healthy, ready, registry);
-  }
-
-  /**
-   * Serves another route on the API listener: every path that begins with {@code path} (as the
-   * JDK's server matched its contexts, so the route answers its own 404s), before or after {@link #start()}.
-   */
+  /** Serves another route on the API listener: {@code path} and everything below it, also once started. */
   public void serve(String path, Handler handler) {
-    routes.add(path, handler);
+    routes.addMapping(new ServletPathSpec(path + "/*"), handler);
   }
 
   /**
@@ -164,15 +153,15 @@ public final class HttpEndpoints implements AutoCloseable {
     threads.setDaemon(true);
     Server server = new Server(threads);
     server.setStopTimeout(STOP_GRACE.toMillis());
-    long idle = Math.min(limits.readTimeout().toMillis(), limits.writeTimeout().toMillis());
     HttpConfiguration http = new HttpConfiguration();
     http.setSendServerVersion(false);
     http.setRequestHeaderSize(MAX_HEADER_BYTES);
     ServerConnector connector = new ServerConnector(server, 1, 1, tls != null ? tls.connectionFactories(http)
-        : new ConnectionFactory[] {new HttpConnectionFactory(http), new HTTP2CServerConnectionFactory(http)});
+        : new ConnectionFactory[] {new HttpConnectionFactory(http)});
     connector.setHost(address.getAddress() == null ? null : address.getAddress().getHostAddress());
     connector.setPort(address.getPort());
-    connector.setIdleTimeout(idle); // HTTP/1.1 connections and HTTP/2 streams alike
+    // HTTP/1.1 connections and HTTP/2 streams alike
+    connector.setIdleTimeout(Math.min(limits.readTimeout().toMillis(), limits.writeTimeout().toMillis()));
     connector.setShutdownIdleTimeout(STOP_GRACE.toMillis());
     server.addConnector(connector);
     NetworkConnectionLimit cap = new NetworkConnectionLimit(limits.maxConnections(), connector);
@@ -231,30 +220,6 @@ public final class HttpEndpoints implements AutoCloseable {
         return true;
       }
     };
-  }
-
-  /** Routes by path prefix, the longest first; a route may be added while the server runs. */
-  private static final class Prefixes extends Handler.Abstract {
-    private volatile List<Map.Entry<String, Handler>> routes = List.of();
-
-    synchronized void add(String prefix, Handler handler) {
-      addBean(handler, true); // started now if the server runs
-      List<Map.Entry<String, Handler>> sorted = new ArrayList<>(routes);
-      sorted.add(Map.entry(prefix, handler));
-      sorted.sort(Comparator.comparingInt((Map.Entry<String, Handler> route) -> route.getKey().length()).reversed());
-      routes = List.copyOf(sorted);
-    }
-
-    @Override
-    public boolean handle(Request request, Response response, Callback callback) throws Exception {
-      String path = request.getHttpURI().getCanonicalPath();
-      for (Map.Entry<String, Handler> route : routes) {
-        if (path != null && path.startsWith(route.getKey())) {
-          return route.getValue().handle(request, response, callback);
-        }
-      }
-      return false;
-    }
   }
 
   private static ServerConnector connector(Server server) {

@@ -36,7 +36,7 @@ class TokenGateTest {
   @BeforeEach
   void start() {
     http = new HttpEndpoints(new InetSocketAddress(LOOPBACK, 0), new InetSocketAddress(LOOPBACK, 0),
-        new HttpEndpoints.Limits(4, 4, 16, Duration.ofSeconds(10), Duration.ofSeconds(10)), () -> true, () -> true, registry);
+        new HttpEndpoints.Limits(4, 4, 16, Duration.ofSeconds(10), Duration.ofSeconds(10)), null, () -> true, () -> true, registry);
     http.serve("/v1/allocations", new Handler.Abstract() {
       @Override
       public boolean handle(Request request, Response response, Callback callback) throws Exception {
