@@ -6,11 +6,6 @@
 # the API server took per call. See docs/benchmarks.md.
 # Usage: tools/bench-allocation.sh [S spares, 1000] [C clients, 32] [P pairs, 3] [W seconds, 4]
 #        [the pool's maxProvisioning during the allocation windows, 5]
+# BENCH_RECORD=1 writes the figures into docs/benchmarks.md (tools/run-benchmark.sh).
 set -euo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
-bash tools/build-test-binaries.sh >&2
-mvn -q -B -pl controller -am test-compile dependency:build-classpath \
-  -Dmdep.outputFile=target/bench.classpath >&2
-exec java -Xmx2g -Dtenantry.tools="$PWD/tools" \
-  -cp "controller/target/test-classes:controller/target/classes:$(cat controller/target/bench.classpath)" \
-  io.tenantry.controller.bench.AllocationBenchmark "$@"
+exec "$(dirname "${BASH_SOURCE[0]}")/run-benchmark.sh" allocation controller io.tenantry.controller.bench.AllocationBenchmark "-Xmx2g" "$@"

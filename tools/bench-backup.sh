@@ -7,10 +7,6 @@
 # ratios (per round, and their median) with their targets; fails only if a backup or restore fails
 # or the restored row counts differ. See docs/benchmarks.md.
 # Usage: tools/bench-backup.sh [SIZE_MIB] [ROUNDS]
+# BENCH_RECORD=1 writes the figures into docs/benchmarks.md (tools/run-benchmark.sh).
 set -euo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
-mvn -q -B -pl backup -am test-compile dependency:build-classpath \
-  -Dmdep.outputFile=target/bench.classpath >&2
-exec java -Xmx2g \
-  -cp "backup/target/test-classes:backup/target/classes:$(cat backup/target/bench.classpath)" \
-  io.tenantry.backup.bench.BackupBenchmark "$@"
+exec "$(dirname "${BASH_SOURCE[0]}")/run-benchmark.sh" backup backup io.tenantry.backup.bench.BackupBenchmark "-Xmx2g" "$@"

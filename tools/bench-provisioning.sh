@@ -3,11 +3,6 @@
 # `kubectl apply --server-side` of the same objects (rendered by the operator's builders) on the same
 # simulated cluster, alternating the sides over R rounds (default 3) of N/R tenants; then the API
 # requests of one full resync of each side's converged tenants. Prints tables; see docs/benchmarks.md.
+# BENCH_RECORD=1 writes the figures into docs/benchmarks.md (tools/run-benchmark.sh).
 set -euo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
-bash tools/build-test-binaries.sh >&2
-mvn -q -B -pl controller -am test-compile dependency:build-classpath \
-  -Dmdep.outputFile=target/bench.classpath >&2
-exec java -Xmx2g -Dtenantry.tools="$PWD/tools" \
-  -cp "controller/target/test-classes:controller/target/classes:$(cat controller/target/bench.classpath)" \
-  io.tenantry.controller.bench.ProvisioningBenchmark "$@"
+exec "$(dirname "${BASH_SOURCE[0]}")/run-benchmark.sh" provisioning controller io.tenantry.controller.bench.ProvisioningBenchmark "-Xmx2g" "$@"

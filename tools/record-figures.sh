@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Writes a benchmark's printed figures into a document, so the figures there are the ones a script
 # measured: the block between <!-- figures:NAME --> and <!-- /figures:NAME --> in FILE is replaced
-# by the lines of OUTPUT that are figures (tables, and lines from the benchmark's summary), under a
+# by what OUTPUT holds but logs and progress lines (the figures), under a
 # line naming the command, the commit (BENCH_COMMIT, the one the run started on, or HEAD), the date
 # and the machine.
 #
@@ -16,7 +16,11 @@ block="$(mktemp)"
   echo "<!-- figures:$name -->"
   echo "\`$command\` on $commit, $(date -u +%Y-%m-%d), $machine; written by the script:"
   echo '```'
-  grep -E '^\||^writes per|^[a-z0-9 ,./]+:|^  |^GUARD|^guarded|^Signups|^pool of' "$output" | grep -v -E 'WARN|INFO|waiting for quiet|build-test-binaries' || true
+  # Everything the benchmark printed but logs, progress lines ([bench], [build-test-binaries]...)
+  # and stack traces, with runs of blank lines squeezed.
+  sed 's/\x1b\[[0-9;]*m//g' "$output" \
+    | grep -v -E '^[0-9]{2}:[0-9]{2}:[0-9]{2}[.,][0-9]+ |^\[|^[A-Z][a-z]{2} [0-9]{1,2}, [0-9]{4} |^(INFO|WARNING|SEVERE):|^SLF4J|^[[:space:]]+at |^Audit done|waiting for quiet' \
+    | cat -s | sed -e '/./,$!d' || true
   echo '```'
   echo "<!-- /figures:$name -->"
 } >"$block"

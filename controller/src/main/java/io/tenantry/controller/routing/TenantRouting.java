@@ -1,8 +1,12 @@
 package io.tenantry.controller.routing;
 
+import static net.logstash.logback.argument.StructuredArguments.kv;
+
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRoute;
+import io.tenantry.api.WellKnown;
 import io.tenantry.api.v1alpha1.AppSpec;
+import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.controller.cache.ClusterView;
 import io.tenantry.controller.config.OperatorConfig;
@@ -15,6 +19,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A tenant's part of the edge: its hostnames are claimed ({@link HostnameClaims}) before any
@@ -27,6 +33,8 @@ public final class TenantRouting {
   public record Routes(List<HasMetadata> objects, RoutingStatus status, boolean conflicts) {
     static final Routes NONE = new Routes(List.of(), RoutingStatus.NONE, false);
   }
+
+  private static final Logger LOG = LoggerFactory.getLogger(TenantRouting.class);
 
   private final HostnameClaims claims;
   private final RoutingMode mode;
@@ -41,7 +49,13 @@ public final class TenantRouting {
   public Routes of(TenantContext ctx, ClusterView view) {
     OperatorConfig.Routing routing = ctx.config().routing();
     TenantState state = ctx.tenant().getSpec().getState();
-    if (mode == RoutingMode.NONE || !routing.enabled() || (state != TenantState.Active && state != TenantState.Frozen)) {
+    if (mode == RoutingMode.NONE || !routing.enabled()) {
+      return Routes.NONE;
+    }
+    if (state == TenantState.New && isSpare(ctx.tenant())) {
+      claimAhead(ctx.tenant(), routing);
+    }
+    if (state != TenantState.Active && state != TenantState.Frozen) {
       return Routes.NONE;
     }
     List<String> wanted = Hostnames.of(ctx.tenant(), routing);
@@ -71,6 +85,24 @@ public final class TenantRouting {
       }
     }
     return new Routes(objects, status, !heldByOthers.isEmpty());
+  }
+
+  /**
+   * A spare claims the hostname its name gives it while it waits, never routed: bound without a
+   * subdomain, its first sync finds the claim held and asks no one (with fleet records: an adoption,
+   * a release and a transaction fewer on the customer's path). A claim that fails is left to that sync.
+   */
+  private void claimAhead(Tenant spare, OperatorConfig.Routing routing) {
+    try {
+      claims.claim(spare, Hostnames.of(spare, routing));
+    } catch (RuntimeException e) {
+      LOG.info("spare's hostname not claimed ahead; its first sync as a tenant claims it {} {}",
+          kv("tenant", spare.getMetadata().getName()), kv("error", e.toString()));
+    }
+  }
+
+  private static boolean isSpare(Tenant tenant) {
+    return tenant.getMetadata().getLabels() != null && tenant.getMetadata().getLabels().containsKey(WellKnown.SPARE_POOL);
   }
 
   /** The Gateway's refusal of one of the tenant's HTTPRoutes as last written, if any. */

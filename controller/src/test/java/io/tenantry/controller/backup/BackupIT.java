@@ -78,10 +78,10 @@ class BackupIT {
     store = new LocalBackupStore(storeRoot);
     harness = OperatorHarness.withBackups(cluster, OperatorConfig.defaults()
         .with("{templateNamespace: tenantry-templates-backup, backups: {maxConcurrent: 2, keepReplacedFor: 1m},"
-            + " plans: {standard: {backup: {keepDaily: 1, keepWeekly: 0, drillEvery: 0}},"
-            + " drilled: {backup: {keepDaily: 1, keepWeekly: 0, drillEvery: 1}},"
+            + " plans: {standard: {backup: {keepDaily: 1, keepWeekly: 0, drillEvery: 0, " + OperatorHarness.backupWindowAway() + "}},"
+            + " drilled: {backup: {keepDaily: 1, keepWeekly: 0, drillEvery: 1, " + OperatorHarness.backupWindowAway() + "}},"
             + " cramped: {quota: {requests.ephemeral-storage: 100Mi}, defaultRequest: {ephemeral-storage: 1Mi},"
-            + " backup: {drillEvery: 1}}}}"), store);
+            + " backup: {drillEvery: 1, " + OperatorHarness.backupWindowAway() + "}}}}"), store);
   }
 
   @AfterAll

@@ -77,7 +77,7 @@ class BackupSlotsIT {
     harness = OperatorHarness.withBackups(cluster, OperatorConfig.defaults()
         .with("{templateNamespace: tenantry-templates-backup-slots, maxConcurrentRollouts: 50,"
             + " backups: {maxConcurrent: " + SLOTS + "},"
-            + " plans: {standard: {backup: {drillEvery: 0}}}}"), new LocalBackupStore(storeRoot));
+            + " plans: {standard: {backup: {drillEvery: 0, " + OperatorHarness.backupWindowAway() + "}}}}"), new LocalBackupStore(storeRoot));
     assertThat(backupJobs().list().getItems()).as("backup Jobs left by an earlier class").isEmpty();
     census = new JobCensus();
     watch = backupJobs().watch(census);

@@ -60,7 +60,7 @@ class PurgedBackupsIT {
     store = new LocalBackupStore(storeRoot);
     harness = OperatorHarness.withBackups(cluster, OperatorConfig.defaults()
         .with("{templateNamespace: tenantry-templates-purged-backups, backups: {purgeDelay: 1m},"
-            + " plans: {standard: {backup: {drillEvery: 0}}}}"), store); // a drill's Job would outlive the backup's
+            + " plans: {standard: {backup: {drillEvery: 0, " + OperatorHarness.backupWindowAway() + "}}}}"), store); // a drill's Job would outlive the backup's
   }
 
   @AfterAll

@@ -71,12 +71,13 @@ import java.util.stream.Collectors;
  * empty, work due within 15 s included, every allocation recorded, the pool full again); and
  * whether the pool ran dry (a 503). Side by side, with every fourth signup, the peer: a plain
  * HTTPRoute the benchmark writes for one of the newest Ready spares' Service, timed from its
- * create to its first 200 through the same Traefik. Last, a burst larger than the pool from
- * closed-loop concurrent clients, on each side.
+ * create to its first 200 through the same Traefik. Then as many signups as the burst has clients
+ * sent at once, with their peers, on each side (the issue's "32 concurrent signups"). Last, a burst
+ * larger than the pool from closed-loop concurrent clients, on each side.
  *
  * <p>Guarded counts (the run exits 1 over any): signups never served, failed (not 200, nor a 503
  * from an empty pool), told serving before their URL served, and writes per signup over
- * {@link #MAX_WRITES_PER_SIGNUP} at each rate. Timings are printed, never checked.
+ * {@link #MAX_WRITES_PER_SIGNUP} at each rate and at once. Timings are printed, never checked.
  *
  * <p>Arguments, all optional: rates per second (comma-separated, default 2,5,10), seconds per rate
  * (120), the pool's buffer (400), concurrent clients of the burst (32), Traefik's
@@ -90,6 +91,8 @@ public final class SignupBenchmark {
   private static final int MAX_PROVISIONING = 100;
   private static final long SERVE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
   private static final long PROBE_MILLIS = 25;
+  /** A rate at which signups leave together: a microsecond apart. */
+  private static final double AT_ONCE = 1e6;
   /**
    * Writes per signup, counted until quiet, documented in docs/benchmarks.md (44–48 measured): the
    * bind, the bound tenant's first sync (identity, route, status, event), its record mark, and the
@@ -200,11 +203,11 @@ public final class SignupBenchmark {
     System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for (double rate : settings.rates()) {
       for (boolean hold : List.of(true, false)) {
-        Phase phase = measured(rate, hold);
-        summary.add(String.format(Locale.ROOT, "%.0f/s, hold %s: first 200 p50 %.0f ms, p99 %.0f ms; peer p50 %.0f ms;"
-            + " p50 ÷ peer's = %.2f", rate, onOff(hold), phase.firstPage().ms(0.5), phase.firstPage().ms(0.99),
-            phase.peer().ms(0.5), phase.firstPage().ms(0.5) / phase.peer().ms(0.5)));
+        measured(String.format(Locale.ROOT, "%.0f/s", rate), rate, (int) Math.round(rate * settings.seconds()), hold);
       }
+    }
+    for (boolean hold : List.of(true, false)) { // as many signups as the burst has clients, sent at once
+      measured(settings.burstClients() + " at once", AT_ONCE, settings.burstClients(), hold);
     }
     for (boolean hold : List.of(true, false)) {
       burst(hold);
@@ -215,26 +218,28 @@ public final class SignupBenchmark {
     summary.forEach(System.out::println);
   }
 
-  /** One rate on one side, from a full pool, printed as a row. */
-  private Phase measured(double rate, boolean hold) throws Exception {
+  /** {@code count} signups at {@code rate} on one side, from a full pool, printed as a row and summed up. */
+  private void measured(String label, double rate, int count, boolean hold) throws Exception {
     try (RunningOperator operator = new RunningOperator(hold)) {
       awaitQuiet(operator, List.of()); // the new process's first sync of every tenant
       Counts before = counts();
       tracker.resetLeastReady();
       List<Signup> peers = new ArrayList<>();
-      List<Signup> signups = openLoop(operator, rate, (int) Math.round(rate * settings.seconds()), peers);
+      List<Signup> signups = openLoop(operator, rate, count, peers);
       awaitServed(signups);
       awaitServed(peers);
       awaitQuiet(operator, signups);
-      Phase phase = phase(String.format(Locale.ROOT, "%.0f/s, hold %s", rate, onOff(hold)), signups, before, peers);
-      print(String.format(Locale.ROOT, "%.0f", rate), hold, phase);
+      String side = label + ", hold " + onOff(hold);
+      Phase phase = phase(side, signups, before, peers);
+      print(label.replace("/s", ""), hold, phase);
       removePeers(peers);
-      guards.atMost("signups at " + rate + "/s (hold " + onOff(hold) + ") never served", phase.notServed(), 0);
-      guards.atMost("signups at " + rate + "/s (hold " + onOff(hold) + ") failed (not 200, nor 503 from an empty pool)",
-          phase.failed(), 0);
-      guards.atMost("signups at " + rate + "/s (hold " + onOff(hold) + ") told serving before their URL served", phase.sentTo404(), 0);
-      guards.atMost("writes per signup at " + rate + "/s (hold " + onOff(hold) + ")", phase.writesPerSignup(), MAX_WRITES_PER_SIGNUP);
-      return phase;
+      summary.add(String.format(Locale.ROOT, "%s: first 200 p50 %.0f ms, p99 %.0f ms; peer p50 %.0f ms; p50 ÷ peer's = %.2f",
+          side, phase.firstPage().ms(0.5), phase.firstPage().ms(0.99), phase.peer().ms(0.5),
+          phase.firstPage().ms(0.5) / phase.peer().ms(0.5)));
+      guards.atMost("signups at " + side + " never served", phase.notServed(), 0);
+      guards.atMost("signups at " + side + " failed (not 200, nor 503 from an empty pool)", phase.failed(), 0);
+      guards.atMost("signups at " + side + " told serving before their URL served", phase.sentTo404(), 0);
+      guards.atMost("writes per signup at " + side, phase.writesPerSignup(), MAX_WRITES_PER_SIGNUP);
     }
   }
 

@@ -156,7 +156,7 @@ class FleetNamesIT {
   }
 
   @Test
-  void sparesOfOnePoolOnBothClustersHaveNamesReservedForTheirOwnCluster() {
+  void sparesOfOnePoolOnBothClustersHaveNamesAndHostnamesHeldForTheirOwnClusterAndAreNotRouted() {
     String pool = uniqueName("names");
     for (KubernetesClient client : List.of(eastClient, westClient)) {
       client.resources(SparePool.class).resource(OperatorHarness.sparePool(pool, 2, 2)).create();
@@ -168,6 +168,17 @@ class FleetNamesIT {
     }
     for (String spare : spares(westClient, pool)) {
       assertThat(records.placement(spare)).as(spare).contains(WEST);
+    }
+    // Each spare holds the hostname its name gives it, claimed while it waits (off the signup's path), unrouted.
+    for (KubernetesClient client : List.of(eastClient, westClient)) {
+      String cluster = client == eastClient ? EAST : WEST;
+      for (Tenant spare : client.resources(Tenant.class).withLabel(WellKnown.SPARE_POOL, pool).list().getItems()) {
+        String name = spare.getMetadata().getName();
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(records.hostnameHolder(name + ".names.test"))
+            .as(name).hasValueSatisfying(claim -> assertThat(claim.heldBy(new TenantRef(cluster, name, spare.getMetadata().getUid())))
+                .isTrue()));
+        assertThat(hostnames(client, name)).as("%s routed", name).isEmpty();
+      }
     }
     for (KubernetesClient client : List.of(eastClient, westClient)) {
       client.resources(SparePool.class).withName(pool).delete();

@@ -48,6 +48,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.LocalTime;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -215,6 +218,16 @@ public final class OperatorHarness implements AutoCloseable {
       Crds.install(client, Tenant.class.getResource("/META-INF/fabric8/tenants.tenantry.io-v1.yml"));
       Crds.install(client, SparePool.class.getResource("/META-INF/fabric8/sparepools.tenantry.io-v1.yml"));
     }
+  }
+
+  /**
+   * A backup policy's window (YAML fields) that opens 12 h from now and lasts 1 h: a tenant's first
+   * backup is due at once (it has none), and its next slot cannot come while a test runs. With the
+   * default window (01:00, 4 h), a test run in those hours saw slots pass and tenants backed up twice.
+   */
+  public static String backupWindowAway() {
+    LocalTime opens = LocalTime.now(ZoneOffset.UTC).plusHours(12).truncatedTo(ChronoUnit.MINUTES);
+    return "windowStart: '" + opens + "', window: 1h";
   }
 
   public static String uniqueName(String prefix) {

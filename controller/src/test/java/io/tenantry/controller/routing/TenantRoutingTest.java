@@ -1,0 +1,91 @@
+package io.tenantry.controller.routing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tenantry.api.WellKnown;
+import io.tenantry.api.v1alpha1.Tenant;
+import io.tenantry.api.v1alpha1.TenantState;
+import io.tenantry.controller.config.OperatorConfig.RoutingMode;
+import io.tenantry.controller.fakes.FakeCluster;
+import io.tenantry.spares.fleet.FleetRecords;
+import io.tenantry.spares.fleet.InMemoryFleetRecords;
+import io.tenantry.spares.fleet.TenantRef;
+import java.lang.reflect.Proxy;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** A spare claims its hostname while it waits, so the customer's first sync asks the fleet records nothing. */
+class TenantRoutingTest {
+
+  private final InMemoryFleetRecords records = new InMemoryFleetRecords();
+  private final List<String> calls = new ArrayList<>();
+  private final FleetRecords counted = (FleetRecords) Proxy.newProxyInstance(getClass().getClassLoader(),
+      new Class<?>[] {FleetRecords.class}, (proxy, method, args) -> {
+        calls.add(method.getName());
+        return method.invoke(records, args);
+      });
+  private final TenantRouting routing = new TenantRouting(new FleetHostnameClaims(counted, "east"), RoutingMode.GATEWAY);
+
+  @Test
+  void aWaitingSpareHoldsItsNameAndIsNotRoutedThenItsFirstSyncBoundCallsNoOne() {
+    Tenant spare = spare("pool-x7k2q");
+
+    TenantRouting.Routes waiting = routing.of(RouteModelTest.context(spare), new FakeCluster());
+    assertThat(waiting.objects()).as("a spare is never routed").isEmpty();
+    assertThat(records.hostnameHolder("pool-x7k2q.tenants.example.com")).get()
+        .satisfies(claim -> assertThat(claim.heldBy(new TenantRef("east", "pool-x7k2q", "uid-pool-x7k2q"))).isTrue());
+
+    calls.clear();
+    spare.getSpec().setState(TenantState.Active);
+    TenantRouting.Routes bound = routing.of(RouteModelTest.context(spare), new FakeCluster());
+    assertThat(bound.objects()).as("routed once bound").hasSize(1);
+    assertThat(bound.status().routed()).isTrue();
+    assertThat(calls).as("fleet-record calls on the bound tenant's first sync").isEmpty();
+  }
+
+  @Test
+  void boundWithASubdomainTheSpareLetsItsNameGoAndClaimsTheSubdomain() {
+    Tenant spare = spare("pool-m3n8p");
+    routing.of(RouteModelTest.context(spare), new FakeCluster());
+
+    spare.getSpec().setState(TenantState.Active);
+    spare.getSpec().setSubdomain("acme");
+    TenantRouting.Routes bound = routing.of(RouteModelTest.context(spare), new FakeCluster());
+    assertThat(bound.status().urls()).containsExactly("https://acme.tenants.example.com/");
+    assertThat(records.hostnameHolder("acme.tenants.example.com")).isPresent();
+    assertThat(records.hostnameHolder("pool-m3n8p.tenants.example.com")).as("the spare's name, let go").isEmpty();
+  }
+
+  @Test
+  void aSpareWhoseClaimFailsIsStillSyncedAndItsFirstSyncBoundClaims() {
+    Tenant spare = spare("pool-q9w4e");
+    records.setAvailable(false);
+    assertThat(routing.of(RouteModelTest.context(spare), new FakeCluster()).objects()).isEmpty();
+
+    records.setAvailable(true);
+    spare.getSpec().setState(TenantState.Active);
+    assertThat(routing.of(RouteModelTest.context(spare), new FakeCluster()).status().routed()).isTrue();
+    assertThat(records.hostnameHolder("pool-q9w4e.tenants.example.com")).isPresent();
+  }
+
+  @Test
+  void aNewTenantOfNoPoolClaimsNothing() {
+    Tenant tenant = RouteModelTest.acme();
+    tenant.getMetadata().setUid("uid-acme");
+    tenant.getSpec().setState(TenantState.New);
+    routing.of(RouteModelTest.context(tenant), new FakeCluster());
+    assertThat(calls).isEmpty();
+  }
+
+  private static Tenant spare(String name) {
+    Tenant spare = RouteModelTest.acme();
+    spare.getMetadata().setName(name);
+    spare.getMetadata().setUid("uid-" + name);
+    spare.getMetadata().setLabels(new HashMap<>(Map.of(WellKnown.SPARE_POOL, "pool")));
+    spare.getSpec().setState(TenantState.New);
+    return spare;
+  }
+}
