@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Fault suite: the operator SIGKILLed K times (default 20) while T tenants (default 200) are
-# provisioned and an app version rolls across them (OperatorKillIT), the API server killed and its
-# watches expired (ApiServerFaultsIT), the secret store and the fleet records unavailable
-# (SecretStoreOutageIT, FleetRecordsOutageIT), on simulated clusters. Prints every figure the tests
-# print ("[reliability] " lines) and rewrites docs/reliability.md with them, the machine and this
-# command. Only OperatorKillIT is sized by the arguments; the others run at their own sizes.
+# provisioned, signups allocate spares through its API, and an app version rolls across them
+# (OperatorKillIT), the API server killed and its watches expired (ApiServerFaultsIT), the secret
+# store and the fleet records unavailable (SecretStoreOutageIT, FleetRecordsOutageIT), on simulated
+# clusters. Prints every figure the tests print ("[reliability] " lines) and rewrites
+# docs/reliability.md with them, the machine and this command. Only OperatorKillIT is sized by the
+# arguments; the others run at their own sizes.
 #
 #   tools/fault-suite.sh [tenants] [kills]
 set -euo pipefail
@@ -60,14 +61,19 @@ same classes at small sizes.
 - **OperatorKillIT** — the operator process (started by \`Main\`, as in production) SIGKILLed at
   random moments (a seeded random time after it became ready; the seed is printed) and restarted
   at once, while tenants are provisioned (created in waves, one before each kill; a fifth of them
-  spares of a SparePool, some bound to customers meanwhile) and then while an app version rolls
+  spares of a SparePool, some bound to customers meanwhile by a signup client calling the
+  operator's allocation API, as a signup service would) and then while an app version rolls
   across all of them (in waves too, as a fleet rollout does, and on the pool's template). Shows
-  that every tenant converges; that the kills leave no duplicate (no owned object recreated or
-  added, no ReplicaSet beyond one per app version, one namespace per tenant); that no database
-  password is regenerated (each tenant's credentials before and after, and against the secret
-  store); that the pool never holds more spares than its buffer nor builds more than
-  maxProvisioning at once; and that every tenant's status (Ready, versions, apps, databases)
-  agrees with the cluster.
+  that every tenant converges; that every signup, retried with its request id (after a 503's
+  Retry-After, a refused connection while no process runs, or a call cut by a kill) until
+  answered, got exactly one tenant, no tenant went to two request ids and each bound tenant holds
+  its customer, with the retries counted; that the kills leave no duplicate (no owned object
+  recreated, or lost, counted by watching every uid of every owned object from before the first
+  kill; none added by the rollout; no ReplicaSet beyond one per app version; one namespace per
+  tenant); that no database password is regenerated (every password each tenant's credentials
+  ever held, watched from their first write, and against the secret store); that the pool never
+  holds more spares than its buffer nor builds more than maxProvisioning at once; and that every
+  tenant's status (Ready, versions, apps, databases) agrees with the cluster.
   (At 200 tenants it once caught the pool building 21 spares at once with maxProvisioning 20: its
   cache had not shown its own creates yet. The pool now counts those until the cache shows them.)
 - **ApiServerFaultsIT** — the API server killed and restarted during syncs: the operator recovers
@@ -80,8 +86,9 @@ same classes at small sizes.
   retry backoff is capped).
 - **FleetRecordsOutageIT** — Cloud Datastore (the fleet records) unavailable during signups and a
   purge: a signup that needs a hostname claim is refused with Retry-After and binds nothing, one
-  that does not is bound and recorded once Datastore returns, a purge waits; afterwards every
-  request id has one tenant and the records agree with the cluster.
+  that does not is bound and Ready at once (its hostname was claimed while it was a spare) and
+  recorded once Datastore returns, a purge waits; afterwards every request id has one tenant and
+  the records agree with the cluster.
 
 ## Last run
 

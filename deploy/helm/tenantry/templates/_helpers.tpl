@@ -56,6 +56,7 @@ system:serviceaccount:{{ .Release.Namespace }}:{{ .Values.serviceAccount.name }}
 {{- define "tenantry.storeDir" -}}/var/lib/tenantry/secret-store{{- end -}}
 {{- define "tenantry.backupDir" -}}/var/lib/tenantry/backups{{- end -}}
 {{- define "tenantry.tokenDir" -}}/etc/tenantry/allocation{{- end -}}
+{{- define "tenantry.tlsDir" -}}/etc/tenantry/allocation-tls{{- end -}}
 
 {{/*
 The operator's configuration file: values.config with what the chart decides laid over it (the
@@ -74,6 +75,10 @@ release namespace for the Lease, the mounted token file, the mounted store by de
 {{- $_ := set $allocation "tokenFile" (printf "%s/%s" (include "tenantry.tokenDir" .) .Values.allocation.tokenSecret.key) -}}
 {{- else if $allocation.enabled -}}
 {{- fail "allocation.tokenSecret.name: required when config.allocation.enabled (the Secret holding the allocation API's bearer token)" -}}
+{{- end -}}
+{{- if .Values.allocation.tls.secretName -}}
+{{- $_ := set $allocation "tlsCertFile" (printf "%s/tls.crt" (include "tenantry.tlsDir" .)) -}}
+{{- $_ := set $allocation "tlsKeyFile" (printf "%s/tls.key" (include "tenantry.tlsDir" .)) -}}
 {{- end -}}
 {{- if $allocation -}}
 {{- $_ := set $config "allocation" $allocation -}}

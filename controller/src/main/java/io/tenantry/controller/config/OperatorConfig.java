@@ -54,11 +54,11 @@ public record OperatorConfig(
     int httpThreads,
     @JsonPropertyDescription("Requests on httpPort that may wait for one of the httpThreads; more are answered 503 with Retry-After at once.")
     int httpQueue,
-    @JsonPropertyDescription("Requests in progress on httpPort (being read, waiting, handled or answered; each holds its connection and a thread); more are answered 503 with Retry-After, or closed. Idle connections do not count (the JDK closes them after 30 s).")
+    @JsonPropertyDescription("Connections open at once on httpPort; at the cap no more are accepted (they wait in the kernel's backlog) until one closes, and open ones idle for 1 s are closed. A connection waiting for bytes holds no thread.")
     int httpMaxConnections,
-    @JsonPropertyDescription("Seconds a client has to send a request (headers and body) from its first byte; a slower one is answered 408, or cut off when it sends nothing more. Also on probePort.")
+    @JsonPropertyDescription("Seconds a client has to send a request (headers and body) from its first byte, however it paces its bytes: headers late, the connection is closed; the body late, 408. A connection silent for the shorter of the two timeouts is closed. Also on probePort.")
     int httpReadTimeoutSeconds,
-    @JsonPropertyDescription("Seconds to write an answer, from its status line; a client that does not read it is cut off. Also on probePort.")
+    @JsonPropertyDescription("Seconds an answer's write may make no progress: a client that does not read it is cut off. Also on probePort.")
     int httpWriteTimeoutSeconds,
     @JsonPropertyDescription("Tenants that may have unfinished rollouts at once.")
     int maxConcurrentRollouts,
@@ -115,7 +115,7 @@ public record OperatorConfig(
                     maxTemplateDeletionShare: 0.5}
       fleet: {datastoreNamespace: tenantry, clusterName: local, kubeconfigs: []}
       allocation: {enabled: false, defaultPool: default, maxRequestBytes: 4096, retryAfterSeconds: 10, clusterRefreshSeconds: 30,
-                  holdDuringSignupBursts: true, servingProbeAddress: ""}
+                  holdDuringSignupBursts: true, servingProbeAddress: "", tlsCertFile: "", tlsKeyFile: ""}
       routing: {mode: auto, baseDomain: "", scheme: https, gateway: {name: tenantry, sectionName: ""},
                 ingress: {className: "", tls: false, annotations: {}}, pausedBackend: {service: tenantry-paused, port: 80},
                 reservedSubdomains: [www, app, apps, api, admin, administrator, root, login, logout, signin, signup, register,
@@ -279,7 +279,16 @@ public record OperatorConfig(
       @JsonPropertyDescription("In a burst of signups, hold each signup's fleet record and the pool's replacements until signups pause for a second (at most 10 s), so that their writes do not slow the binds; false: write them at once. The bound tenant's own sync (its route, identity and status) is never held.")
       boolean holdDuringSignupBursts,
       @JsonPropertyDescription("host:port of an HTTP listener of the edge (the Gateway's or ingress controller's Service) this operator can reach. When set, an allocation answer says serving only once a GET / for the tenant's hostname there is answered with neither 404 nor 503; empty: the tenant's status alone decides (the edge may still be reloading its routes).")
-      String servingProbeAddress) {
+      String servingProbeAddress,
+      @JsonPropertyDescription("PEM certificate chain of the API's TLS (tls.crt of a cert-manager Secret), re-read when it changes; empty with tlsKeyFile: plain HTTP.")
+      String tlsCertFile,
+      @JsonPropertyDescription("PEM private key of tlsCertFile (PKCS#1 RSA as cert-manager writes it, or PKCS#8); empty with tlsCertFile: plain HTTP.")
+      String tlsKeyFile) {
+
+    /** Whether the allocation API serves TLS (httpPort then speaks HTTPS, and HTTP/2 by ALPN). */
+    public boolean tls() {
+      return tlsCertFile != null && !tlsCertFile.isBlank();
+    }
   }
 
   /**
@@ -504,6 +513,9 @@ public record OperatorConfig(
 
   /** The HTTP listeners' ports and limits (httpThreads is checked with the services). */
   private void validateHttp(List<String> errors) {
+    if (allocation().tls() != (allocation().tlsKeyFile() != null && !allocation().tlsKeyFile().isBlank())) {
+      errors.add("allocation.tlsKeyFile: tlsCertFile and tlsKeyFile go together (both empty: plain HTTP)");
+    }
     if (probePort() < 0 || probePort() > 65535 || probePort() != 0 && probePort() == httpPort()) {
       errors.add("probePort: must be a port (0: any free one) other than httpPort");
     }

@@ -36,8 +36,16 @@ public final class AllocationService implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(AllocationService.class);
 
-  /** What {@link #wire} builds: the clusters this process reaches, the allocator over them, and its HTTP API. */
-  public record Parts(ClusterDirectory directory, Allocator allocator, AllocationApi api) {
+  /**
+   * What {@link #wire} builds: the clusters this process reaches, the allocator over them, its HTTP
+   * API, and the bearer token the API's callers present (never logged).
+   */
+  public record Parts(ClusterDirectory directory, Allocator allocator, AllocationApi api, String token) {
+
+    @Override
+    public String toString() {
+      return "Parts[directory=" + directory + ", allocator=" + allocator + ", api=" + api + ", token=<redacted>]";
+    }
   }
 
   private final Parts parts;
@@ -63,9 +71,10 @@ public final class AllocationService implements AutoCloseable {
     Allocator allocator = new Allocator(records, directory, urls(config.routing()), clock,
         Duration.ofSeconds(settings.retryAfterSeconds()), settings.holdDuringSignupBursts(),
         ServingProbe.at(settings.servingProbeAddress()), registry);
-    AllocationApi api = new AllocationApi(new MeasuredAllocations(allocator, registry), readToken(Path.of(settings.tokenFile())),
+    String token = readToken(Path.of(settings.tokenFile()));
+    AllocationApi api = new AllocationApi(new MeasuredAllocations(allocator, registry), token,
         settings.maxRequestBytes(), settings.defaultPool());
-    return new Parts(directory, allocator, api);
+    return new Parts(directory, allocator, api, token);
   }
 
   /** Wires the allocation side and starts it on {@code operator}'s port: see {@link #start(Operator, Parts, int)}. */
@@ -82,7 +91,8 @@ public final class AllocationService implements AutoCloseable {
     AllocationService service = new AllocationService(parts);
     service.refresh();
     service.refresh.scheduleWithFixedDelay(service::refresh, period, period, TimeUnit.SECONDS);
-    operator.serve(AllocationApi.PATH, new LeaderOnly(operator::isLeading, parts.api(), 1));
+    // The token is checked from the headers before LeaderOnly or the API run, and before the body is read.
+    operator.serve(AllocationApi.PATH, new LeaderOnly(operator::isLeading, parts.api(), 1), parts.token());
     LOG.info("allocation API serving {} {}", kv("path", AllocationApi.PATH), kv("clusters", parts.directory().clusters().size()));
     return service;
   }

@@ -1,11 +1,13 @@
 package io.tenantry.controller.operator;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpHandler;
-import java.io.IOException;
-import java.io.OutputStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.function.BooleanSupplier;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
 
 /**
  * Serves a route on the leading replica only; the others answer 503 with {@code Retry-After}.
@@ -14,34 +16,29 @@ import java.util.function.BooleanSupplier;
  * caller that reached another replica (the Service follows the leader's pod label with a lag)
  * retries, with the same request id, and reaches the leader.
  */
-final class LeaderOnly implements HttpHandler {
+final class LeaderOnly extends Handler.Wrapper {
 
   private static final byte[] NOT_LEADER = "{\"error\":\"this replica is not the leader; retry with the same requestId\"}"
       .getBytes(StandardCharsets.UTF_8);
 
   private final BooleanSupplier leading;
-  private final HttpHandler handler;
   private final int retryAfterSeconds;
 
-  LeaderOnly(BooleanSupplier leading, HttpHandler handler, int retryAfterSeconds) {
+  LeaderOnly(BooleanSupplier leading, Handler handler, int retryAfterSeconds) {
+    super(handler);
     this.leading = leading;
-    this.handler = handler;
     this.retryAfterSeconds = retryAfterSeconds;
   }
 
   @Override
-  public void handle(HttpExchange exchange) throws IOException {
+  public boolean handle(Request request, Response response, Callback callback) throws Exception {
     if (leading.getAsBoolean()) {
-      handler.handle(exchange);
-      return;
+      return super.handle(request, response, callback);
     }
-    try (exchange) {
-      exchange.getResponseHeaders().set("Content-Type", "application/json");
-      exchange.getResponseHeaders().set("Retry-After", Integer.toString(retryAfterSeconds));
-      exchange.sendResponseHeaders(503, NOT_LEADER.length);
-      try (OutputStream out = exchange.getResponseBody()) {
-        out.write(NOT_LEADER);
-      }
-    }
+    response.setStatus(503);
+    response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+    response.getHeaders().put(HttpHeader.RETRY_AFTER, Integer.toString(retryAfterSeconds));
+    response.write(true, ByteBuffer.wrap(NOT_LEADER), callback);
+    return true;
   }
 }

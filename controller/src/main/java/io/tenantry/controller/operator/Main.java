@@ -14,6 +14,7 @@ import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -60,14 +61,17 @@ public final class Main {
         ? AllocationService.start(operator, config, client, records, Clock.systemUTC()) : null;
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      operator.close();
+      // Bounded, step by step: the process exits within Shutdown.BUDGET of SIGTERM even when the API
+      // server does not answer (the client would retry the lease release and the label for tens of seconds).
+      Shutdown shutdown = new Shutdown(Shutdown.BUDGET);
+      operator.close(shutdown);
       if (allocation != null) {
-        allocation.close();
+        shutdown.step("allocation", Duration.ofSeconds(1), allocation::close);
       }
       if (pod != null) {
-        pod.standby();
+        shutdown.step("standby", Duration.ofSeconds(1), pod::standby);
       }
-      client.close();
+      shutdown.step("client", Duration.ofSeconds(1), client::close);
       stopped.countDown();
     }, "shutdown"));
     operator.start();

@@ -2,7 +2,6 @@ package io.tenantry.controller.operator;
 
 import static net.logstash.logback.argument.StructuredArguments.kv;
 
-import com.sun.net.httpserver.HttpHandler;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRoute;
@@ -57,11 +56,13 @@ import io.tenantry.controller.routing.TenantRouting;
 import io.tenantry.controller.secrets.TemplateDistribution;
 import io.tenantry.controller.secrets.TenantSecrets;
 import io.tenantry.controller.server.HttpEndpoints;
+import io.tenantry.controller.server.Tls;
 import io.tenantry.secretstore.SecretStore;
 import io.tenantry.secretstore.sync.TemplateSync;
 import io.tenantry.spares.fleet.FleetRecords;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -71,6 +72,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.eclipse.jetty.server.Handler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -134,11 +136,16 @@ public final class Operator implements AutoCloseable {
     this.http = new HttpEndpoints(new InetSocketAddress(config.httpPort()), new InetSocketAddress(config.probePort()),
         new HttpEndpoints.Limits(config.httpThreads(), config.httpQueue(), config.httpMaxConnections(),
             Duration.ofSeconds(config.httpReadTimeoutSeconds()), Duration.ofSeconds(config.httpWriteTimeoutSeconds())),
-        () -> !closed.get(), this::isReady, parts.registry());
+        tls(config.allocation()), () -> !closed.get(), this::isReady, parts.registry());
     // Every replica serves transfers: a token is checked with the store's key, not with the leader's memory.
     this.transfer = parts.backups() == null ? null : new TransferServer(new InetSocketAddress(config.backups().transferPort()),
         new TransferHandler(parts.backups().tokens(), parts.backups().store()), config.backups().maxConcurrent() * 2);
     LeaderGauge.register(parts.registry(), this::isLeading);
+  }
+
+  /** The API listener's TLS from the allocation settings' files; null: plain HTTP. */
+  private static Tls tls(OperatorConfig.Allocation allocation) {
+    return allocation.tls() ? new Tls(Path.of(allocation.tlsCertFile()), Path.of(allocation.tlsKeyFile()), Tls.POLL) : null;
   }
 
   /**
@@ -357,9 +364,17 @@ public final class Operator implements AutoCloseable {
     leadingActions.add(action);
   }
 
-  /** Serves another route on the operator's HTTP port, such as the allocation API; call before {@link #start()}. */
-  public void serve(String path, HttpHandler handler) {
+  /** Serves another route on the operator's HTTP port; call before {@link #start()}. */
+  public void serve(String path, Handler handler) {
     http.serve(path, handler);
+  }
+
+  /**
+   * Serves a route only to callers presenting {@code Authorization: Bearer <token>}, such as the
+   * allocation API: the others are refused from their headers, before any byte of the body is read.
+   */
+  public void serve(String path, Handler handler, String token) {
+    http.serve(path, handler, token);
   }
 
   /** The port of the allocation API (and whatever else {@link #serve} adds). */
@@ -382,9 +397,18 @@ public final class Operator implements AutoCloseable {
     return parts.registry();
   }
 
-  /** Graceful: stops taking work, lets syncs in progress finish, stops informers, releases the lease. */
+  /** Graceful and bounded: {@link #close(Shutdown)} within {@link Shutdown#BUDGET}. */
   @Override
   public void close() {
+    close(new Shutdown(Shutdown.BUDGET));
+  }
+
+  /**
+   * Stops taking work, lets syncs in progress finish, stops informers, releases the lease, stops the
+   * HTTP listeners: each step within its limit and what is left of {@code shutdown}'s budget, so an
+   * API server that does not answer delays the exit by seconds, never by its client's retries.
+   */
+  public void close(Shutdown shutdown) {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
@@ -392,6 +416,21 @@ public final class Operator implements AutoCloseable {
     leading.set(false);
     templateRefresh.shutdownNow();
     backupSweeps.shutdownNow();
+    shutdown.step("drain", Duration.ofSeconds(3), this::drain);
+    shutdown.step("informers", Duration.ofSeconds(1), parts.cache()::close);
+    if (election != null) {
+      election.cancel(true);
+      shutdown.step("lease", Duration.ofSeconds(2), this::releaseLease);
+    }
+    shutdown.step("http", HttpEndpoints.STOP_GRACE.plusMillis(500), http::close);
+    if (transfer != null) {
+      shutdown.step("transfer", Duration.ofMillis(500), transfer::close);
+    }
+    LOG.info("operator stopped");
+  }
+
+  /** Lets the workers finish the syncs in progress; what is still queued is left for the next leader. */
+  private void drain() {
     try {
       parts.queue().shutDownWithDrain();
       parts.poolQueue().shutDownWithDrain();
@@ -400,15 +439,5 @@ public final class Operator implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    parts.cache().close();
-    if (election != null) {
-      election.cancel(true);
-      releaseLease();
-    }
-    http.close();
-    if (transfer != null) {
-      transfer.close();
-    }
-    LOG.info("operator stopped");
   }
 }

@@ -2,7 +2,6 @@ package io.tenantry.controller.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.sun.net.httpserver.HttpExchange;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.ByteArrayOutputStream;
@@ -27,6 +26,10 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.util.Callback;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -68,6 +71,22 @@ class HttpEndpointsTest {
     assertThat(get(http.port(), "/healthz").status).as("no probes on the API port").isEqualTo(404);
     assertThat(get(http.probePort(), "/v1/echo").status).as("no API on the probe port").isEqualTo(404);
     assertThat(post(http.port(), "/v1/echo", "hello").body).isEqualTo("5");
+    assertThat(call(http.port(), "GET /v1/echo HTTP/1.1\r\nHost: tenantry\r\nX-Padding: " + "x".repeat(HttpEndpoints.MAX_HEADER_BYTES)
+        + "\r\nConnection: close\r\n\r\n").status).as("headers over the limit").isEqualTo(431);
+  }
+
+  @Test
+  void aRouteAddedWhileServingAnswersItsPathAndBelowAndSeesThePath() throws Exception {
+    start(new HttpEndpoints.Limits(4, 4, 16, Duration.ofSeconds(5), Duration.ofSeconds(5)));
+    // As the allocation API is added to a running operator (the test harness does), with its statuses below its path.
+    http.serve("/v1/late", blocking((request, out) ->
+        out.write(request.getHttpURI().getCanonicalPath().getBytes(StandardCharsets.UTF_8))));
+
+    assertThat(get(http.port(), "/v1/late").body).isEqualTo("/v1/late");
+    assertThat(get(http.port(), "/v1/late/signup-1").body).isEqualTo("/v1/late/signup-1");
+    assertThat(get(http.port(), "/v1/latex").status).as("a path that only begins like it").isEqualTo(404);
+    assertThat(post(http.port(), "/v1/echo", "hello").body).as("the routes before it").isEqualTo("5");
+    assertThat(get(http.port(), "/v2").status).isEqualTo(404);
   }
 
   @Test
@@ -86,9 +105,10 @@ class HttpEndpointsTest {
     trickle.scheduleAtFixedRate(() -> trickling.forEach(s -> send(s, "x")), 200, 200, TimeUnit.MILLISECONDS);
     Thread.sleep(300); // every trickler's first bytes are in
 
-    Response during = post(http.port(), "/v1/echo", "hello");
-    assertThat(during.status).as("the API port is full: refused, not served nor left hanging").isIn(503, -1);
-    assertThat(during.millis).isLessThan(1000);
+    // Jetty's model: past the connection cap a client waits to be accepted (it is neither refused nor
+    // served) until the slow ones are cut: the silent at the shortened idle timeout, the tricklers at
+    // the read limit of their first byte.
+    Future<Response> during = callers.submit(() -> post(http.port(), "/v1/echo", "hello"));
 
     long slowest = 0;
     for (int i = 0; i < 20; i++) {
@@ -101,14 +121,15 @@ class HttpEndpointsTest {
     assertThat(slowest).isLessThan(1000);
     assertThat(get(http.probePort(), "/metrics").status).isEqualTo(200);
 
-    long cutBy = readLimit.plus(Deadlines.GRACE).plusMillis(1500).toMillis();
     long lastCut = 0;
     for (Socket client : trickling) {
-      assertThat(readToEnd(client, cutBy - elapsedMillis(started)).status).as("cut off, no answer").isEqualTo(-1);
+      assertThat(readToEnd(client, 20_000).status).as("cut off, no answer").isEqualTo(-1);
       lastCut = Math.max(lastCut, elapsedMillis(started));
     }
     assertThat(lastCut).as("those the server was reading were held to the read limit, not less").isGreaterThanOrEqualTo(readLimit.toMillis());
-    assertThat(post(http.port(), "/v1/echo", "hello").status).as("served again, the silent 32 still connected").isEqualTo(200);
+    assertThat(rejected("cut", 32)).as("every trickler, by the header deadline").isEqualTo(32);
+    assertThat(during.get(20, TimeUnit.SECONDS).status).as("served once the slow clients are cut").isEqualTo(200);
+    assertThat(post(http.port(), "/v1/echo", "hello").status).as("served again").isEqualTo(200);
   }
 
   @Test
@@ -125,42 +146,47 @@ class HttpEndpointsTest {
     Response silentEnd = readToEnd(silent, 5000);
     assertThat(silentEnd.status).as("headers never finished: closed, no answer possible").isEqualTo(-1);
     assertThat(elapsedMillis(started)).isBetween(900L, 2500L);
+    // Each body byte comes well within the idle timeout: the request's deadline, not idleness, ends it.
     Response trickled = readToEnd(trickler, 5000);
-    assertThat(trickled.status).as("still sending its body at the limit").isEqualTo(408);
+    assertThat(trickled.status).as("its body is not in within the read limit of its first byte").isEqualTo(408);
+    assertThat(elapsedMillis(started)).isLessThan(2500);
     assertThat(trickled.headers).containsEntry("connection", "close");
     assertThat(rejected("timeout", 1)).isEqualTo(1);
-    // Cut: the silent one, and the trickler's connection, whose unsent body the server drains (within the
-    // write limit) after the 408 so that the client gets to read the 408.
-    assertThat(rejected("cut", 2)).isEqualTo(2);
 
     assertThat(post(http.port(), "/v1/echo", "hello").body).isEqualTo("5");
   }
 
   @Test
   void aFullListenerAnswers503WithRetryAfterInsteadOfQueueingForever() throws Exception {
-    create(new HttpEndpoints.Limits(1, 1, 4, Duration.ofSeconds(5), Duration.ofSeconds(5)));
+    create(new HttpEndpoints.Limits(1, 1, 5, Duration.ofSeconds(5), Duration.ofSeconds(5)));
     CountDownLatch entered = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
-    http.serve("/v1/block", exchange -> {
+    http.serve("/v1/block", blocking((request, out) -> {
       entered.countDown();
       await(release);
-      answer(exchange, 200, "done");
-    });
+      out.write("done".getBytes(StandardCharsets.UTF_8));
+    }));
     http.start();
 
     Future<Response> handled = callers.submit(() -> post(http.port(), "/v1/block", "1"));
     assertThat(entered.await(5, TimeUnit.SECONDS)).isTrue();
+    // Two slow clients, silent since their first bytes: the oldest connections.
+    connect(http.port()).getOutputStream().write(PARTIAL.getBytes(StandardCharsets.US_ASCII));
+    connect(http.port()).getOutputStream().write(PARTIAL.getBytes(StandardCharsets.US_ASCII));
+    Thread.sleep(1500);
     Future<Response> queued = callers.submit(() -> post(http.port(), "/v1/block", "2"));
-    Thread.sleep(500); // the second request waits in the queue of one
+    Thread.sleep(300); // the second request waits in the queue of one
 
     Response busy = post(http.port(), "/v1/echo", "3");
-    assertRefused(busy, "busy");
+    assertRefused(busy, "busy", 1);
     connect(http.port()).getOutputStream().write(PARTIAL.getBytes(StandardCharsets.US_ASCII));
-    connect(http.port()).getOutputStream().write(PARTIAL.getBytes(StandardCharsets.US_ASCII));
-    Thread.sleep(500); // four requests in progress: the cap
+    Thread.sleep(300); // five connections open: the cap
 
+    // Jetty's model: over the cap a connection is not accepted until one closes; the cap shortens the
+    // idle timeout of those open (IDLE_AT_CAP), so the two silent for longer go first, this one is let
+    // in, and refused as busy; the queued request is not cut.
     Response overCap = post(http.port(), "/v1/echo", "4");
-    assertRefused(overCap, "connections");
+    assertRefused(overCap, "busy", 2);
 
     release.countDown();
     assertThat(handled.get(5, TimeUnit.SECONDS).status).isEqualTo(200);
@@ -174,19 +200,19 @@ class HttpEndpointsTest {
     create(new HttpEndpoints.Limits(4, 4, 16, Duration.ofSeconds(5), Duration.ofSeconds(1)));
     CountDownLatch failed = new CountDownLatch(1);
     AtomicLong writingMillis = new AtomicLong(-1);
-    http.serve("/v1/big", exchange -> {
+    http.serve("/v1/big", blocking((request, out) -> {
       long started = System.nanoTime();
-      exchange.sendResponseHeaders(200, 0);
       byte[] chunk = new byte[64 * 1024];
-      try (OutputStream out = exchange.getResponseBody()) {
+      try {
         for (int i = 0; i < 4096; i++) { // 256 MiB: far more than the socket buffers hold
           out.write(chunk);
         }
       } catch (IOException e) {
         writingMillis.set(elapsedMillis(started));
         failed.countDown();
+        throw e;
       }
-    });
+    }));
     http.start();
 
     Socket reader = new Socket();
@@ -197,8 +223,37 @@ class HttpEndpointsTest {
 
     assertThat(failed.await(10, TimeUnit.SECONDS)).as("the handler's write is cut off").isTrue();
     assertThat(writingMillis.get()).isBetween(900L, 2500L);
-    assertThat(rejected("cut", 1)).isEqualTo(1);
     assertThat(post(http.port(), "/v1/echo", "hello").body).isEqualTo("5");
+  }
+
+  @Test
+  void aHandlerThatTakesLongerThanTheIdleTimeoutStillAnswers() throws Exception {
+    create(new HttpEndpoints.Limits(4, 4, 16, Duration.ofSeconds(1), Duration.ofSeconds(1)));
+    http.serve("/v1/slow", blocking((request, out) -> {
+      Thread.sleep(2500); // as an allocation waiting (?wait=) for its tenant to serve
+      out.write("late".getBytes(StandardCharsets.UTF_8));
+    }));
+    http.start();
+
+    assertThat(post(http.port(), "/v1/slow", "").body).isEqualTo("late");
+  }
+
+  @Test
+  void closingReturnsWithinTheGraceWhateverTheHandlersDo() throws Exception {
+    create(new HttpEndpoints.Limits(4, 4, 16, Duration.ofSeconds(5), Duration.ofSeconds(5)));
+    CountDownLatch entered = new CountDownLatch(1);
+    http.serve("/v1/stuck", blocking((request, out) -> {
+      entered.countDown();
+      Thread.sleep(60_000);
+    }));
+    http.start();
+    callers.submit(() -> post(http.port(), "/v1/stuck", "1"));
+    assertThat(entered.await(5, TimeUnit.SECONDS)).isTrue();
+
+    long started = System.nanoTime();
+    http.close();
+    http = null;
+    assertThat(elapsedMillis(started)).isLessThan(HttpEndpoints.STOP_GRACE.toMillis() + 1000);
   }
 
   /** The echo of a normal request, once the server has seen the clients that held it close (at most 2 s). */
@@ -211,29 +266,28 @@ class HttpEndpointsTest {
     return response.body;
   }
 
-  private void assertRefused(Response response, String reason) throws InterruptedException {
+  private void assertRefused(Response response, String reason, int count) throws InterruptedException {
     assertThat(response.status).isEqualTo(503);
     assertThat(response.headers).containsEntry("retry-after", "1").containsEntry("connection", "close");
-    assertThat(response.millis).as("answered at once").isLessThan(1000);
-    assertThat(rejected(reason, 1)).isEqualTo(1);
+    assertThat(rejected(reason, count)).isEqualTo(count);
   }
 
-  private void start(HttpEndpoints.Limits limits) throws IOException {
+  private void start(HttpEndpoints.Limits limits) {
     create(limits);
     http.start();
   }
 
   /** Endpoints on 127.0.0.1 serving {@code /v1/echo} (answers the body's length), not started: more routes may follow. */
-  private void create(HttpEndpoints.Limits limits) throws IOException {
-    http = new HttpEndpoints(new InetSocketAddress(LOOPBACK, 0), new InetSocketAddress(LOOPBACK, 0), limits,
+  private void create(HttpEndpoints.Limits limits) {
+    http = new HttpEndpoints(new InetSocketAddress(LOOPBACK, 0), new InetSocketAddress(LOOPBACK, 0), limits, null,
         () -> true, () -> ready, registry);
-    http.serve("/v1/echo", exchange -> {
+    http.serve("/v1/echo", blocking((request, out) -> {
       byte[] body;
-      try (InputStream in = exchange.getRequestBody()) {
+      try (InputStream in = Content.Source.asInputStream(request)) {
         body = in.readAllBytes();
       }
-      answer(exchange, 200, Integer.toString(body.length));
-    });
+      out.write(Integer.toString(body.length).getBytes(StandardCharsets.UTF_8));
+    }));
   }
 
   /** The count of requests refused for {@code reason}, once it reaches {@code expected} (counted just after the connection closes). */
@@ -248,12 +302,25 @@ class HttpEndpointsTest {
     return count;
   }
 
-  private static void answer(HttpExchange exchange, int code, String body) throws IOException {
-    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-    exchange.sendResponseHeaders(code, bytes.length);
-    try (OutputStream out = exchange.getResponseBody()) {
-      out.write(bytes);
-    }
+  /** What a test route does: reads the request, writes a 200 answer's body. */
+  interface Blocking {
+    void handle(Request request, OutputStream out) throws Exception;
+  }
+
+  /** A route that blocks its thread, as the allocation API does; an exception fails the request. */
+  static Handler blocking(Blocking body) {
+    return new Handler.Abstract() {
+      @Override
+      public boolean handle(Request request, org.eclipse.jetty.server.Response response, Callback callback)
+          throws Exception {
+        response.setStatus(200);
+        OutputStream out = Content.Sink.asOutputStream(response);
+        body.handle(request, out); // what it throws fails the request: Jetty answers (when it still can)
+        out.close();
+        callback.succeeded();
+        return true;
+      }
+    };
   }
 
   private Response get(int port, String path) throws IOException {

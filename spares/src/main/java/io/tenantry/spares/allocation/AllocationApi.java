@@ -5,8 +5,6 @@ import static net.logstash.logback.argument.StructuredArguments.kv;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.cloud.datastore.DatastoreException;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpHandler;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.tenantry.spares.allocation.AllocationOutcome.Allocated;
 import io.tenantry.spares.allocation.AllocationOutcome.NoSpare;
@@ -18,9 +16,9 @@ import io.tenantry.spares.fleet.FleetInputException;
 import io.tenantry.spares.fleet.FleetNames;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.URLDecoder;
 import java.net.URLEncoder;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Duration;
@@ -28,6 +26,11 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,12 +54,13 @@ import org.slf4j.LoggerFactory;
  *   <li>401 missing or wrong token; 404 (GET) no allocation for the request id; 405 another method;
  *       413 body too large; 415 not JSON; 400 on {@code wait} when it is not a duration of at most 30 s;</li>
  *   <li>503 with {@code Retry-After}: no Ready spare (the pool grows), or the fleet records or a
- *       cluster cannot be reached; in the operator, also any request to a replica that does not
- *       lead (before the token is looked at: only the leader serves allocations).</li>
+ *       cluster cannot be reached; in the operator, also any request with the token to a replica
+ *       that does not lead (the operator's listener checks the token first: only the leader serves
+ *       allocations).</li>
  * </ul>
  * The token and the body are never logged.
  */
-public final class AllocationApi implements HttpHandler {
+public final class AllocationApi extends Handler.Abstract {
 
   public static final String PATH = "/v1/allocations";
   private static final Logger LOG = LoggerFactory.getLogger(AllocationApi.class);
@@ -87,42 +91,59 @@ public final class AllocationApi implements HttpHandler {
     this.defaultPool = defaultPool;
   }
 
+  /** One request being answered: it is answered exactly once, by {@link #respond}. */
+  private record Exchange(Request request, Response response, Callback callback) {
+
+    String header(String name) {
+      return request.getHeaders().get(name);
+    }
+
+    void setHeader(String name, String value) {
+      response.getHeaders().put(name, value);
+    }
+  }
+
+  /** Blocking: the body is read, and the allocator called, on the request's thread. */
   @Override
-  public void handle(HttpExchange exchange) throws IOException {
-    try (exchange) {
-      String path = exchange.getRequestURI().getPath();
-      boolean status = path.startsWith(PATH + "/") && path.length() > PATH.length() + 1;
-      if (!PATH.equals(path) && !status) {
-        error(exchange, 404, "path", "no such resource; POST " + PATH + " or GET " + PATH + "/<requestId>");
-        return;
-      }
-      String method = status ? "GET" : "POST";
-      if (!method.equals(exchange.getRequestMethod())) {
-        exchange.getResponseHeaders().set("Allow", method);
-        error(exchange, 405, "method", exchange.getRequestMethod() + " is not allowed; use " + method);
-        return;
-      }
-      if (!authorized(exchange)) {
-        return;
-      }
-      Duration wait;
-      try {
-        wait = waitParameter(exchange.getRequestURI().getRawQuery());
-      } catch (FleetInputException e) {
-        error(exchange, 400, e.field(), e.getMessage());
-        return;
-      }
-      if (status) {
-        status(exchange, path.substring(PATH.length() + 1), wait);
-      } else {
-        allocate(exchange, wait);
-      }
+  public boolean handle(Request request, Response response, Callback callback) throws IOException {
+    handle(new Exchange(request, response, callback));
+    return true;
+  }
+
+  private void handle(Exchange exchange) throws IOException {
+    // The URI's own path: served under a path mapping with no context, Request.getPathInContext fails (Jetty 12.1).
+    String path = exchange.request().getHttpURI().getCanonicalPath();
+    boolean status = path.startsWith(PATH + "/") && path.length() > PATH.length() + 1;
+    if (!PATH.equals(path) && !status) {
+      error(exchange, 404, "path", "no such resource; POST " + PATH + " or GET " + PATH + "/<requestId>");
+      return;
+    }
+    String method = status ? "GET" : "POST";
+    if (!method.equals(exchange.request().getMethod())) {
+      exchange.setHeader("Allow", method);
+      error(exchange, 405, "method", exchange.request().getMethod() + " is not allowed; use " + method);
+      return;
+    }
+    if (!authorized(exchange)) {
+      return;
+    }
+    Duration wait;
+    try {
+      wait = waitParameter(exchange.request().getHttpURI().getQuery());
+    } catch (FleetInputException e) {
+      error(exchange, 400, e.field(), e.getMessage());
+      return;
+    }
+    if (status) {
+      status(exchange, path.substring(PATH.length() + 1), wait);
+    } else {
+      allocate(exchange, wait);
     }
   }
 
   /** POST: the body read (within its limit) and served. */
-  private void allocate(HttpExchange exchange, Duration wait) throws IOException {
-    String type = exchange.getRequestHeaders().getFirst("Content-Type");
+  private void allocate(Exchange exchange, Duration wait) throws IOException {
+    String type = exchange.header("Content-Type");
     if (type != null && !type.toLowerCase(Locale.ROOT).startsWith("application/json")) {
       error(exchange, 415, "Content-Type", "must be application/json, not " + type);
       return;
@@ -143,7 +164,7 @@ public final class AllocationApi implements HttpHandler {
   }
 
   /** GET: the allocation a request id received, as its POST answered it, with whether it serves yet. */
-  private void status(HttpExchange exchange, String rawId, Duration wait) throws IOException {
+  private void status(Exchange exchange, String rawId, Duration wait) throws IOException {
     String requestId = URLDecoder.decode(rawId, StandardCharsets.UTF_8);
     Optional<Allocated> allocated;
     try {
@@ -154,7 +175,7 @@ public final class AllocationApi implements HttpHandler {
       return;
     } catch (DatastoreException | KubernetesClientException e) {
       LOG.error("allocation status unavailable {} {}", kv("requestId", requestId), kv("error", e.getMessage()));
-      exchange.getResponseHeaders().set("Retry-After", Integer.toString(OUTAGE_RETRY_SECONDS));
+      exchange.setHeader("Retry-After", Integer.toString(OUTAGE_RETRY_SECONDS));
       error(exchange, 503, null, "the fleet records or a cluster could not be reached; retry");
       return;
     }
@@ -189,18 +210,18 @@ public final class AllocationApi implements HttpHandler {
     return Duration.ZERO;
   }
 
-  private void answer(HttpExchange exchange, AllocationRequest request, Duration wait) throws IOException {
+  private void answer(Exchange exchange, AllocationRequest request, Duration wait) throws IOException {
     AllocationOutcome outcome;
     try {
       outcome = allocator.allocate(request);
     } catch (DatastoreException e) {
       LOG.error("fleet records unavailable {} {}", kv("requestId", request.requestId()), kv("error", e.getMessage()));
-      exchange.getResponseHeaders().set("Retry-After", Integer.toString(OUTAGE_RETRY_SECONDS));
+      exchange.setHeader("Retry-After", Integer.toString(OUTAGE_RETRY_SECONDS));
       error(exchange, 503, null, "the fleet records are unavailable; retry");
       return;
     } catch (KubernetesClientException e) {
       LOG.error("cluster unavailable during allocation {} {}", kv("requestId", request.requestId()), kv("error", e.getMessage()));
-      exchange.getResponseHeaders().set("Retry-After", Integer.toString(OUTAGE_RETRY_SECONDS));
+      exchange.setHeader("Retry-After", Integer.toString(OUTAGE_RETRY_SECONDS));
       error(exchange, 503, null, "a cluster could not be reached; retry");
       return;
     } catch (RuntimeException e) {
@@ -211,7 +232,7 @@ public final class AllocationApi implements HttpHandler {
     if (outcome instanceof Allocated allocated) {
       respond(exchange, 200, body(allocated, wait));
     } else if (outcome instanceof NoSpare none) {
-      exchange.getResponseHeaders().set("Retry-After", Long.toString(Math.max(1, none.retryAfter().toSeconds())));
+      exchange.setHeader("Retry-After", Long.toString(Math.max(1, none.retryAfter().toSeconds())));
       error(exchange, 503, null, none.message());
     } else if (outcome instanceof UnknownPool unknown) {
       error(exchange, 400, "pool", "no SparePool named " + unknown.pool() + " in the fleet");
@@ -223,9 +244,9 @@ public final class AllocationApi implements HttpHandler {
     }
   }
 
-  private boolean authorized(HttpExchange exchange) throws IOException {
-    String header = exchange.getRequestHeaders().getFirst("Authorization");
-    exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer");
+  private boolean authorized(Exchange exchange) throws IOException {
+    String header = exchange.header("Authorization");
+    exchange.setHeader("WWW-Authenticate", "Bearer");
     if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
       error(exchange, 401, "Authorization", "missing bearer token: send Authorization: Bearer <token>");
       return false;
@@ -235,13 +256,13 @@ public final class AllocationApi implements HttpHandler {
       error(exchange, 401, "Authorization", "invalid bearer token");
       return false;
     }
-    exchange.getResponseHeaders().remove("WWW-Authenticate");
+    exchange.response().getHeaders().remove("WWW-Authenticate");
     return true;
   }
 
   /** The body, or null when it exceeds the limit (read no further than one byte past it). */
-  private byte[] readBody(HttpExchange exchange) throws IOException {
-    String length = exchange.getRequestHeaders().getFirst("Content-Length");
+  private byte[] readBody(Exchange exchange) throws IOException {
+    String length = exchange.header("Content-Length");
     if (length != null) {
       try {
         if (Long.parseLong(length.strip()) > maxBodyBytes) {
@@ -251,7 +272,7 @@ public final class AllocationApi implements HttpHandler {
         return null;
       }
     }
-    try (InputStream in = exchange.getRequestBody()) {
+    try (InputStream in = Content.Source.asInputStream(exchange.request())) {
       byte[] body = in.readNBytes(maxBodyBytes + 1);
       return body.length > maxBodyBytes ? null : body;
     }
@@ -278,7 +299,7 @@ public final class AllocationApi implements HttpHandler {
     return node;
   }
 
-  private static void error(HttpExchange exchange, int code, String field, String message) throws IOException {
+  private static void error(Exchange exchange, int code, String field, String message) throws IOException {
     ObjectNode node = JSON.createObjectNode();
     node.put("error", message);
     if (field != null) {
@@ -287,12 +308,10 @@ public final class AllocationApi implements HttpHandler {
     respond(exchange, code, node);
   }
 
-  private static void respond(HttpExchange exchange, int code, ObjectNode node) throws IOException {
+  private static void respond(Exchange exchange, int code, ObjectNode node) throws IOException {
     byte[] bytes = JSON.writeValueAsBytes(node);
-    exchange.getResponseHeaders().set("Content-Type", "application/json");
-    exchange.sendResponseHeaders(code, bytes.length);
-    try (OutputStream out = exchange.getResponseBody()) {
-      out.write(bytes);
-    }
+    exchange.setHeader("Content-Type", "application/json");
+    exchange.response().setStatus(code);
+    exchange.response().write(true, ByteBuffer.wrap(bytes), exchange.callback());
   }
 }
