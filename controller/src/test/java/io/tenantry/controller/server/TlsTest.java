@@ -54,10 +54,7 @@ class TlsTest {
 
   @Test
   void aRotatedSecretIsServedToTheNextConnectionWithoutARestart() throws Exception {
-    Path secret = dir.resolve("secret");
-    Files.createDirectories(secret);
-    mount(secret, "..2026_01_01_00_00_00.1", "first");
-    start(secret);
+    Path secret = serving("first");
     BigInteger first = serial(certificateServed());
     assertThat(first).isEqualTo(serialOf(secret.resolve("tls.crt")));
 
@@ -71,10 +68,7 @@ class TlsTest {
 
   @Test
   void http2IsNegotiatedWhenTheClientAsksForIt() throws Exception {
-    Path secret = dir.resolve("secret");
-    Files.createDirectories(secret);
-    mount(secret, "..2026_01_01_00_00_00.1", "only");
-    start(secret);
+    serving("only");
 
     HttpResponse<String> h2 = get(HttpClient.Version.HTTP_2);
     assertThat(h2.version()).isEqualTo(HttpClient.Version.HTTP_2);
@@ -110,6 +104,15 @@ class TlsTest {
     openssl(b, "b");
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> new Tls(a.resolve("tls.crt"), b.resolve("tls.key"), Tls.POLL))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("does not match");
+  }
+
+  /** A Secret mounted as the kubelet mounts it, holding a pair made for {@code name}, served over TLS. */
+  private Path serving(String name) throws Exception {
+    Path secret = dir.resolve("secret");
+    Files.createDirectories(secret);
+    mount(secret, "..2026_01_01_00_00_00.1", name);
+    start(secret);
+    return secret;
   }
 
   private void start(Path secret) {
