@@ -355,18 +355,24 @@ public final class OperatorHarness implements AutoCloseable {
    */
   public void purgeAll(KubernetesClient client) {
     client.resources(SparePool.class).delete(); // A pool would refill what is purged.
-    List<Tenant> tenants = client.resources(Tenant.class).list().getItems();
-    for (Tenant tenant : tenants) {
-      String name = tenant.getMetadata().getName();
-      if (tenant.getSpec().getState() == TenantState.Active) {
-        setState(client, name, TenantState.Frozen);
-      }
-      setState(client, name, TenantState.Purged);
-    }
+    int tenants = client.resources(Tenant.class).list().getItems().size();
+    // A pool's sync running as the pool is deleted may still create a spare: each round asks
+    // whatever is there now to be purged, not only the tenants of the first listing.
     // A fleet of a few hundred (BackupSlotsIT) takes minutes: each namespace waits for its pods.
-    await().atMost(Duration.ofMinutes(3).plusSeconds(tenants.size())).pollInterval(Duration.ofSeconds(1)).until(() ->
-        client.resources(Tenant.class).list().getItems().stream()
-            .allMatch(t -> t.getStatus() != null && t.getStatus().getPhase() == TenantPhase.Purged));
+    await().atMost(Duration.ofMinutes(3).plusSeconds(tenants)).pollInterval(Duration.ofSeconds(1)).until(() -> {
+      boolean purged = true;
+      for (Tenant tenant : client.resources(Tenant.class).list().getItems()) {
+        String name = tenant.getMetadata().getName();
+        if (tenant.getSpec().getState() == TenantState.Active) {
+          setState(client, name, TenantState.Frozen);
+        }
+        if (tenant.getSpec().getState() != TenantState.Purged) {
+          setState(client, name, TenantState.Purged);
+        }
+        purged &= tenant.getStatus() != null && tenant.getStatus().getPhase() == TenantPhase.Purged;
+      }
+      return purged;
+    });
     client.resources(Tenant.class).delete();
     await().atMost(Duration.ofMinutes(1)).until(() -> client.resources(Tenant.class).list().getItems().isEmpty());
   }
