@@ -44,6 +44,8 @@ public record OperatorConfig(
     String operatorNamespace,
     @JsonPropertyDescription("Worker threads syncing tenants.")
     int workers,
+    @JsonPropertyDescription("More worker threads that sync only tenants just bound to a signup (their customer waits for the first page), so that a burst of signups never waits for workers busy with other tenants; 0: bound tenants only go ahead in the one queue.")
+    int boundWorkers,
     @JsonPropertyDescription("Seconds between full resyncs of the informer caches (each tenant re-queued).")
     int resyncPeriodSeconds,
     @JsonPropertyDescription("Port of the allocation API (POST /v1/allocations), within the http* limits below.")
@@ -95,6 +97,7 @@ public record OperatorConfig(
       clusterDomain: cluster.local
       operatorNamespace: tenantry-system
       workers: 4
+      boundWorkers: 4
       resyncPeriodSeconds: 600
       httpPort: 8080
       probePort: 8081
@@ -456,6 +459,9 @@ public record OperatorConfig(
     }
     if (workers() < 1) {
       errors.add("workers: must be at least 1");
+    }
+    if (boundWorkers() < 0) {
+      errors.add("boundWorkers: must be at least 0");
     }
     if (resyncPeriodSeconds() < 0) {
       errors.add("resyncPeriodSeconds: must not be negative");

@@ -291,13 +291,13 @@ public final class Operator implements AutoCloseable {
       LOG.info("leading: starting informers {}", kv("identity", identity));
       parts.cache().start(Duration.ofMinutes(2));
       templateRefresh.scheduleWithFixedDelay(parts.templates()::refresh, 0, config.secretStore().templateSyncSeconds(), TimeUnit.SECONDS);
-      parts.workers().start(config.workers());
+      parts.workers().start(config.workers(), config.boundWorkers());
       parts.poolWorkers().start(1);
       if (parts.purgedBackups() != null) {
         backupSweeps.scheduleWithFixedDelay(this::sweepPurgedBackups, 0, PurgedBackups.EVERY.toMinutes(), TimeUnit.MINUTES);
       }
       leading.set(true);
-      LOG.info("caches synced, workers started {} {}", kv("workers", config.workers()), kv("tenants", parts.cache().tenantNames().size()));
+      LOG.info("caches synced, workers started {} {}", kv("workers", config.workers()), kv("boundWorkers", config.boundWorkers()), kv("tenants", parts.cache().tenantNames().size()));
       leadingActions.forEach(Runnable::run);
     } catch (Exception e) {
       LOG.error("could not start the informers {}", kv("error", e.toString()));

@@ -14,7 +14,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Guarantees:
  * <ul>
  *   <li>Items are handed out in the order they were first added (FIFO), but for those added with
- *       {@link #addFirst}, which go ahead of every item waiting (the latest of them first).</li>
+ *       {@link #addFirst}, which go ahead of every other item waiting, in the order they were asked
+ *       ahead; {@link #getAhead} hands out only those (workers reserved for them).</li>
  *   <li>Adding an item that is already waiting is a no-op: repeated adds collapse into one.</li>
  *   <li>An item is never handed to two workers at once: an item added while it is being processed
  *       is not handed out again until {@link #done} is called for it, and is then queued exactly
@@ -49,8 +50,13 @@ public class WorkQueue<T> {
    */
   private final Condition processingIdle = lock.newCondition();
 
+  /** Reserved getters ({@link #getAhead}) wait here for an item added ahead, or for shutdown. */
+  private final Condition aheadQueued = lock.newCondition();
+
   /** The order of work. Every queued item is in {@code dirty} and not in {@code processing}. */
   private final ArrayDeque<T> queue = new ArrayDeque<>();
+  /** Items added with {@link #addFirst}, handed out before {@code queue}; kept as {@code queue} is. */
+  private final ArrayDeque<T> ahead = new ArrayDeque<>();
   /** Items that need processing: queued ones, and processing ones that were added again. */
   private final Set<T> dirty = new HashSet<>();
   /** Items handed out by {@code get} and not yet {@code done}. */
@@ -98,9 +104,9 @@ public class WorkQueue<T> {
   }
 
   /**
-   * Marks {@code item} as needing processing before every item waiting: someone waits for it (a
-   * customer for the first sync of the tenant just bound to them). An item already waiting moves
-   * to the front; one being processed is queued at the front by {@link #done}. Otherwise as
+   * Marks {@code item} as needing processing before every item added plainly: someone waits for it
+   * (a customer for the first sync of the tenant just bound to them). An item already waiting
+   * plainly moves ahead; one being processed is queued ahead by {@link #done}. Otherwise as
    * {@link #add}: ignored after shutdown, never handed to two workers at once.
    */
   public final void addFirst(T item) {
@@ -112,15 +118,14 @@ public class WorkQueue<T> {
       }
       if (dirty.add(item)) {
         metrics.added(item);
-      } else if (!processing.contains(item)) {
-        queue.remove(item); // waiting already: moved ahead (a scan, but a signup's tenant is one among its burst)
-      }
+      } else if (!processing.contains(item) && !queue.remove(item)) {
+        return; // waiting ahead already: keeps its place
+      } // else waiting plainly: moved ahead (a scan, but a signup's tenant is one among its burst)
       if (processing.contains(item)) {
-        first.add(item);
+        first.add(item); // done() queues it ahead
         return;
       }
-      queue.addFirst(item);
-      itemQueued.signal();
+      queueAhead(item);
     } finally {
       lock.unlock();
     }
@@ -137,20 +142,49 @@ public class WorkQueue<T> {
   public final T get() throws InterruptedException {
     lock.lockInterruptibly();
     try {
-      while (queue.isEmpty() && !shuttingDown) {
+      while (queue.isEmpty() && ahead.isEmpty() && !shuttingDown) {
         itemQueued.await();
       }
-      if (queue.isEmpty()) {
-        return null; // shut down and nothing left
+      if (!ahead.isEmpty()) {
+        return handOut(ahead.removeFirst());
       }
-      T item = queue.removeFirst();
-      metrics.got(item);
-      processing.add(item);
-      dirty.remove(item);
-      return item;
+      return queue.isEmpty() ? null : handOut(queue.removeFirst()); // null: shut down and nothing left
     } finally {
       lock.unlock();
     }
+  }
+
+  /**
+   * As {@link #get}, but hands out only items added with {@link #addFirst}: for workers kept for
+   * them, so that they never wait behind syncs of plain items.
+   *
+   * @return the next item added ahead, or {@code null} once the queue is shut down and has none
+   * @throws InterruptedException if the calling thread is interrupted while waiting
+   */
+  public final T getAhead() throws InterruptedException {
+    lock.lockInterruptibly();
+    try {
+      while (ahead.isEmpty() && !shuttingDown) {
+        aheadQueued.await();
+      }
+      return ahead.isEmpty() ? null : handOut(ahead.removeFirst());
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private T handOut(T item) {
+    metrics.got(item);
+    processing.add(item);
+    dirty.remove(item);
+    return item;
+  }
+
+  /** Queues an item ahead and wakes a getter of each kind: whichever comes first takes it. */
+  private void queueAhead(T item) {
+    ahead.addLast(item);
+    itemQueued.signal();
+    aheadQueued.signal();
   }
 
   /**
@@ -170,11 +204,11 @@ public class WorkQueue<T> {
       if (dirty.contains(item)) {
         // Also after shutdown, as in client-go: it was added before.
         if (ahead) {
-          queue.addFirst(item);
+          queueAhead(item);
         } else {
           queue.addLast(item);
+          itemQueued.signal();
         }
-        itemQueued.signal();
       }
       if (processing.isEmpty()) {
         processingIdle.signalAll();
@@ -188,7 +222,7 @@ public class WorkQueue<T> {
   public final int len() {
     lock.lock();
     try {
-      return queue.size();
+      return queue.size() + ahead.size();
     } finally {
       lock.unlock();
     }
@@ -205,6 +239,7 @@ public class WorkQueue<T> {
       drain = false;
       shuttingDown = true;
       itemQueued.signalAll();
+      aheadQueued.signalAll();
       processingIdle.signalAll();
     } finally {
       lock.unlock();
@@ -225,6 +260,7 @@ public class WorkQueue<T> {
       drain = true;
       shuttingDown = true;
       itemQueued.signalAll();
+      aheadQueued.signalAll();
       while (!processing.isEmpty() && drain) {
         processingIdle.await();
       }

@@ -53,8 +53,18 @@ public final class Workers {
   }
 
   public void start(int count) {
-    for (int i = 0; i < count; i++) {
-      Thread thread = new Thread(this::run, "worker-" + i);
+    start(count, 0);
+  }
+
+  /**
+   * Starts {@code count} workers that take any key, and {@code reserved} more that take only keys
+   * added ahead ({@link WorkQueue#addFirst}): someone waits for those, and a burst of them must not
+   * wait for a worker busy with other syncs.
+   */
+  public void start(int count, int reserved) {
+    for (int i = 0; i < count + reserved; i++) {
+      boolean anyKey = i < count;
+      Thread thread = new Thread(() -> run(anyKey), anyKey ? "worker-" + i : "worker-ahead-" + (i - count));
       threads.add(thread);
       thread.start();
     }
@@ -67,11 +77,11 @@ public final class Workers {
     }
   }
 
-  private void run() {
+  private void run(boolean anyKey) {
     while (true) {
       String key;
       try {
-        key = queue.get();
+        key = anyKey ? queue.get() : queue.getAhead();
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return;

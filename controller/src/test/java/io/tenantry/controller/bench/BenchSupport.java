@@ -23,7 +23,7 @@ final class BenchSupport {
   private static final Pattern REQUEST_TOTAL = Pattern.compile("^apiserver_request_total\\{(.*)} (\\S+)$");
   private static final Pattern RESOURCE = Pattern.compile("resource=\"([^\"]*)\"");
   private static final Pattern WRITE_TOTAL = Pattern.compile("^apiserver_request_total\\{.*resource=\"([^\"]*)\".*"
-      + "subresource=\"([^\"]*)\".*verb=\"(POST|PUT|PATCH|DELETE)\".*} (\\S+)$");
+      + "subresource=\"([^\"]*)\".*verb=\"(POST|PUT|PATCH|APPLY|DELETE)\".*} (\\S+)$");
 
   private BenchSupport() {
   }

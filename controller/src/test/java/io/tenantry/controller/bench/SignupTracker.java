@@ -32,6 +32,7 @@ final class SignupTracker implements AutoCloseable {
   private final SharedIndexInformer<HTTPRoute> routes;
   private final Map<String, Long> ready = new ConcurrentHashMap<>();
   private final Map<String, Long> recorded = new ConcurrentHashMap<>();
+  private final Map<String, Long> written = new ConcurrentHashMap<>();
   private final Map<String, Long> accepted = new ConcurrentHashMap<>();
   private final Map<String, Long> identities = new ConcurrentHashMap<>();
   private final AtomicInteger leastReady = new AtomicInteger(Integer.MAX_VALUE);
@@ -58,6 +59,7 @@ final class SignupTracker implements AutoCloseable {
   }
 
   private void routeSeen(HTTPRoute route) {
+    written.putIfAbsent(route.getMetadata().getNamespace() + "/" + route.getMetadata().getName(), System.nanoTime());
     if (route.getStatus() == null || route.getStatus().getParents() == null) {
       return;
     }
@@ -82,12 +84,18 @@ final class SignupTracker implements AutoCloseable {
     return recorded.getOrDefault(tenant, 0L);
   }
 
+  /** When the route was first seen: written, not yet accepted. */
+  long written(String namespace, String route) {
+    return written.getOrDefault(namespace + "/" + route, 0L);
+  }
+
   long accepted(String namespace, String route) {
     return accepted.getOrDefault(namespace + "/" + route, 0L);
   }
 
   /** Removes a route's stamp, so that a later route of the same name is timed afresh. */
   void forgetRoute(String namespace, String route) {
+    written.remove(namespace + "/" + route);
     accepted.remove(namespace + "/" + route);
   }
 

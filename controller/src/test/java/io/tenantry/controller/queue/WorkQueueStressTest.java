@@ -15,7 +15,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import org.junit.jupiter.api.Test;
 
 /**
- * Many producers add keys from a small key space while many workers process them. Fails if a key is
+ * Many producers add keys from a small key space, some ahead ({@link WorkQueue#addFirst}), while
+ * many workers process them, a few of them only keys added ahead. Fails if a key is
  * ever held by two workers at once, or if an add is lost: every add of a key is followed by a
  * processing of that key that starts after it, so each key's last processed version must reach
  * its last added version.
@@ -25,6 +26,8 @@ class WorkQueueStressTest {
   private static final int KEYS = 16;
   private static final int PRODUCERS = 8;
   private static final int WORKERS = 8;
+  /** Of the workers, those that take only keys added ahead. */
+  private static final int AHEAD_WORKERS = 2;
   private static final long PRODUCE_MILLIS = 1500;
 
   private final WorkQueue<String> queue = new WorkQueue<>();
@@ -41,7 +44,8 @@ class WorkQueueStressTest {
   void noKeyIsProcessedTwiceAtOnceAndNoAddIsLost() throws Exception {
     List<Thread> workers = new ArrayList<>();
     for (int i = 0; i < WORKERS; i++) {
-      workers.add(start("worker-" + i, this::work));
+      boolean ahead = i < AHEAD_WORKERS;
+      workers.add(start("worker-" + i, () -> work(ahead)));
     }
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(PRODUCE_MILLIS);
     List<Thread> producers = new ArrayList<>();
@@ -74,17 +78,21 @@ class WorkQueueStressTest {
     while (System.nanoTime() < deadline) {
       int key = random.nextInt(KEYS);
       addedVersion.incrementAndGet(key);
-      queue.add(key(key));
+      if (random.nextInt(4) == 0) {
+        queue.addFirst(key(key));
+      } else {
+        queue.add(key(key));
+      }
       if (random.nextInt(8) == 0) {
         Thread.yield(); // vary the interleavings
       }
     }
   }
 
-  private void work() {
+  private void work(boolean aheadOnly) {
     try {
       String item;
-      while ((item = queue.get()) != null) {
+      while ((item = aheadOnly ? queue.getAhead() : queue.get()) != null) {
         int key = Integer.parseInt(item.substring(4));
         if (!inFlight.add(item)) {
           overlaps.put(item, Thread.currentThread().getName());

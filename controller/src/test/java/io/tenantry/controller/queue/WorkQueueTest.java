@@ -44,8 +44,8 @@ class WorkQueueTest {
     queue.addFirst("signup");
 
     assertThat(queue.len()).as("no item twice").isEqualTo(4);
+    assertThat(queue.get()).as("ahead ones in the order they were asked ahead").isEqualTo("bound");
     assertThat(queue.get()).isEqualTo("signup");
-    assertThat(queue.get()).isEqualTo("bound");
     assertThat(queue.get()).isEqualTo("spare-1");
     assertThat(queue.get()).isEqualTo("spare-2");
   }
@@ -66,6 +66,37 @@ class WorkQueueTest {
     queue.add("bound");
     queue.add("spare-2");
     assertThat(queue.get()).as("a later plain add is plain again").isEqualTo("bound");
+  }
+
+  @Test
+  void getAheadHandsOutOnlyItemsAddedAheadAndWaitsForOne() throws Exception {
+    queue.add("spare-1");
+    queue.addFirst("bound-1");
+    queue.addFirst("bound-1"); // already ahead: keeps its place, once
+
+    assertThat(queue.getAhead()).isEqualTo("bound-1");
+    CompletableFuture<String> reserved = CompletableFuture.supplyAsync(() -> call(queue::getAhead), threads);
+    assertStaysBlocked(reserved);
+    queue.addFirst("bound-1");
+    assertStaysBlocked(reserved); // being processed: ahead again only once done
+    queue.addFirst("bound-2");
+
+    assertThat(reserved.get(5, TimeUnit.SECONDS)).isEqualTo("bound-2");
+    queue.done("bound-1");
+    assertThat(queue.getAhead()).isEqualTo("bound-1");
+    assertThat(queue.get()).as("plain items wait for plain getters").isEqualTo("spare-1");
+  }
+
+  @Test
+  void shutDownEndsAGetAheadWithNothingAheadWhilePlainItemsStillWait() throws Exception {
+    queue.add("spare-1");
+    CompletableFuture<String> reserved = CompletableFuture.supplyAsync(() -> call(queue::getAhead), threads);
+    assertStaysBlocked(reserved);
+
+    queue.shutDown();
+
+    assertThat(reserved.get(5, TimeUnit.SECONDS)).isNull();
+    assertThat(queue.get()).isEqualTo("spare-1");
   }
 
   @Test
@@ -183,6 +214,18 @@ class WorkQueueTest {
   private static void assertStaysBlocked(CompletableFuture<?> call) throws InterruptedException {
     Thread.sleep(STAYS_BLOCKED.toMillis());
     assertThat(call).as("still blocked").isNotDone();
+  }
+
+  private interface BlockingGet {
+    String get() throws InterruptedException;
+  }
+
+  private static String call(BlockingGet get) {
+    try {
+      return get.get();
+    } catch (InterruptedException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   private interface Blocking {
