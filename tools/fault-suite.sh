@@ -22,6 +22,8 @@ command=(mvn -B -pl controller -am verify -Dtest=NONE -Dsurefire.failIfNoSpecifi
 mkdir -p target
 log=target/fault-suite.log
 load="$(cut -d' ' -f1-3 /proc/loadavg)"
+# The commit measured, +changes when the tree differs from it (docs aside), as run-benchmark.sh says it.
+commit="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!docs' || echo '+changes')"
 started=$(date +%s)
 # The whole build goes to the log; progress (classes, results, figures, errors) to stderr.
 status=0
@@ -92,7 +94,7 @@ same classes at small sizes.
 
 ## Last run
 
-- Date: $(date -u +%Y-%m-%d) (UTC)
+- Date: $(date -u +%Y-%m-%d) (UTC), on commit $commit
 - Size: **$tenants tenants, $kills kills** (OperatorKillIT; the other classes at their own sizes)
 - Machine: $(nproc) cores, $memory memory, $java; load average $load at the start (the machine
   is shared: timings are not targets and no test asserts one)
