@@ -297,7 +297,8 @@ public final class Operator implements AutoCloseable {
         backupSweeps.scheduleWithFixedDelay(this::sweepPurgedBackups, 0, PurgedBackups.EVERY.toMinutes(), TimeUnit.MINUTES);
       }
       leading.set(true);
-      LOG.info("caches synced, workers started {} {}", kv("workers", config.workers()), kv("boundWorkers", config.boundWorkers()), kv("tenants", parts.cache().tenantNames().size()));
+      LOG.info("caches synced, workers started {} {} {}", kv("workers", config.workers()), kv("boundWorkers", config.boundWorkers()),
+          kv("tenants", parts.cache().tenantNames().size()));
       leadingActions.forEach(Runnable::run);
     } catch (Exception e) {
       LOG.error("could not start the informers {}", kv("error", e.toString()));
