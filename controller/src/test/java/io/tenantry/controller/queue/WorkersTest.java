@@ -41,9 +41,7 @@ class WorkersTest {
   @Test
   void aTenantAddedAheadIsSyncedByAReservedWorkerWhileEveryOtherWorkerIsBusy() throws Exception {
     workers.start(1, 1);
-    queue.add("spare-1");
-    queue.add("spare-2");
-    awaitSyncing("spare-1");
+    busyWithSpareOneOfTwo();
 
     queue.addFirst("bound");
 
@@ -54,9 +52,7 @@ class WorkersTest {
   @Test
   void withoutReservedWorkersATenantAddedAheadWaitsForAWorkerButGoesFirst() throws Exception {
     workers.start(1, 0);
-    queue.add("spare-1");
-    queue.add("spare-2");
-    awaitSyncing("spare-1");
+    busyWithSpareOneOfTwo();
     queue.addFirst("bound");
 
     assertThat(boundSynced.await(200, TimeUnit.MILLISECONDS)).as("the one worker is busy").isFalse();
@@ -67,10 +63,13 @@ class WorkersTest {
     assertThat(order).startsWith("spare-1", "bound");
   }
 
-  private void awaitSyncing(String key) throws InterruptedException {
+  /** Two new spares queued; the first one's long sync holds the one general worker. */
+  private void busyWithSpareOneOfTwo() throws InterruptedException {
+    queue.add("spare-1");
+    queue.add("spare-2");
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-    while (!syncedBy.containsKey(key)) {
-      assertThat(System.nanoTime()).as(key + " handed out").isLessThan(deadline);
+    while (!syncedBy.containsKey("spare-1")) {
+      assertThat(System.nanoTime()).as("spare-1 handed out").isLessThan(deadline);
       Thread.sleep(5);
     }
   }
