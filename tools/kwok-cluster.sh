@@ -3,7 +3,9 @@
 # binaries tools/build-test-binaries.sh built (never a download). Real kube-apiserver, etcd,
 # kube-controller-manager and kube-scheduler; kwok fakes the nodes and the pods' lifecycle.
 # kube-controller-manager's hostPath provisioner binds PVCs of the default StorageClass, so a
-# StatefulSet's volumeClaimTemplates are served by the real PV controller. The pods' lifecycle is
+# StatefulSet's volumeClaimTemplates are served by the real PV controller. A database pod created
+# before its claim is bound is unschedulable until then; the scheduler retries such pods after 10 s
+# at the latest (its default, 5 minutes, once held a test's database pod for 3 minutes). The pods' lifecycle is
 # tools/kwok-pod-stages.yaml (kwokctl's global --config, copied into the cluster's kwok.yaml for the
 # kwok controller): kwok's fast stages, plus a Job pod whose first container runs `false` fails.
 #
@@ -56,6 +58,7 @@ up() {
     --extra-args "kube-controller-manager=enable-hostpath-provisioner=true" \
     --extra-args "kube-controller-manager=horizontal-pod-autoscaler-sync-period=2s" \
     --extra-args "kube-apiserver=service-cluster-ip-range=10.96.0.0/16" \
+    --extra-args "kube-scheduler=pod-max-in-unschedulable-pods-duration=10s" \
     --disable-qps-limits \
     --wait 120s >&2
   # kwok's node template advertises cpu, memory and pods only; pods that request ephemeral storage

@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.Role;
@@ -57,6 +58,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * An operator running in the test JVM against a test cluster, with a client that counts its requests.
@@ -335,12 +337,45 @@ public final class OperatorHarness implements AutoCloseable {
     client.resourceList(objects).forceConflicts().serverSideApply();
   }
 
+  /** Waits for the tenant's phase; on a timeout the failure says what the tenant's pods were waiting for. */
   public static Tenant awaitPhase(KubernetesClient client, String name, TenantPhase phase, Duration timeout) {
-    await().atMost(timeout).pollInterval(Duration.ofMillis(200)).until(() -> {
-      Tenant t = client.resources(Tenant.class).withName(name).get();
-      return t != null && t.getStatus() != null && t.getStatus().getPhase() == phase;
-    });
+    try {
+      await().atMost(timeout).pollInterval(Duration.ofMillis(200)).until(() -> {
+        Tenant t = client.resources(Tenant.class).withName(name).get();
+        return t != null && t.getStatus() != null && t.getStatus().getPhase() == phase;
+      });
+    } catch (ConditionTimeoutException e) {
+      throw new AssertionError("tenant " + name + " not " + phase + " within " + timeout + "\n" + podsAndEvents(client, name), e);
+    }
     return client.resources(Tenant.class).withName(name).get();
+  }
+
+  /**
+   * The tenant's status conditions, its namespace's pods (phase, node, conditions) and events: what
+   * a test that timed out was waiting for (a pod the scheduler held, a volume not bound...).
+   */
+  private static String podsAndEvents(KubernetesClient client, String name) {
+    StringBuilder out = new StringBuilder();
+    Tenant tenant = client.resources(Tenant.class).withName(name).get();
+    String ns = tenant != null && tenant.getStatus() != null && tenant.getStatus().getNamespace() != null
+        ? tenant.getStatus().getNamespace() : "tenant-" + name;
+    if (tenant != null && tenant.getStatus() != null) {
+      tenant.getStatus().getConditions().forEach(c -> out.append("condition ").append(c.getType()).append('=')
+          .append(c.getStatus()).append(' ').append(c.getReason()).append(": ").append(c.getMessage()).append('\n'));
+    }
+    for (Pod pod : client.pods().inNamespace(ns).list().getItems()) {
+      out.append("pod ").append(pod.getMetadata().getName()).append(' ').append(pod.getStatus().getPhase())
+          .append(" node=").append(pod.getSpec().getNodeName());
+      pod.getStatus().getConditions().forEach(c -> out.append(' ').append(c.getType()).append('=').append(c.getStatus())
+          .append(c.getReason() == null ? "" : "(" + c.getReason() + ")").append('@').append(c.getLastTransitionTime()));
+      out.append('\n');
+    }
+    client.v1().events().inNamespace(ns).list().getItems().stream()
+        .sorted(Comparator.comparing(ev -> String.valueOf(ev.getLastTimestamp())))
+        .forEach(ev -> out.append("event ").append(ev.getLastTimestamp()).append(' ').append(ev.getInvolvedObject().getKind())
+            .append('/').append(ev.getInvolvedObject().getName()).append(' ').append(ev.getReason()).append(": ")
+            .append(ev.getMessage()).append('\n'));
+    return out.toString();
   }
 
   /** Waits until the queue is empty and every sync that was started has finished. */
