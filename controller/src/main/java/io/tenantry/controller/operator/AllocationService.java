@@ -4,6 +4,7 @@ import static net.logstash.logback.argument.StructuredArguments.kv;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.controller.metrics.MeasuredAllocations;
 import io.tenantry.controller.metrics.MeasuredFleetRecords;
@@ -24,6 +25,7 @@ import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,15 +61,20 @@ public final class AllocationService implements AutoCloseable {
     this.parts = parts;
   }
 
-  /** Builds the allocation side's collaborators from the configuration's allocation, fleet and routing settings. */
+  /**
+   * Builds the allocation side's collaborators from the configuration's allocation, fleet and routing settings.
+   *
+   * @param onLocalBind told of each spare bound in this cluster (the operator's {@link Operator#boundRoutes()})
+   */
   public static Parts wire(OperatorConfig config, KubernetesClient client, FleetRecords unmeasuredRecords, MeterRegistry registry,
-      Clock clock) {
+      Clock clock, Consumer<Tenant> onLocalBind) {
     OperatorConfig.Allocation settings = config.allocation();
     // Datastore calls timed and signups counted by pool here, where they are composed (io.tenantry.controller.metrics).
     FleetRecords records = new MeasuredFleetRecords(unmeasuredRecords, registry);
     KubeContexts contexts = KubeContexts.load(config.fleet().kubeconfigs().stream().map(Path::of).toList());
     ClusterDirectory directory = new ClusterDirectory(records,
-        ClusterDirectory.localCluster(config.fleet().clusterName(), config.fleet().clusterContextOrName(), clock), client, contexts);
+        ClusterDirectory.localCluster(config.fleet().clusterName(), config.fleet().clusterContextOrName(), clock), client, contexts,
+        onLocalBind);
     Allocator allocator = new Allocator(records, directory, urls(config.routing()), clock,
         Duration.ofSeconds(settings.retryAfterSeconds()), settings.holdDuringSignupBursts(),
         ServingProbe.at(settings.servingProbeAddress()), registry);
@@ -80,7 +87,8 @@ public final class AllocationService implements AutoCloseable {
   /** Wires the allocation side and starts it on {@code operator}'s port: see {@link #start(Operator, Parts, int)}. */
   public static AllocationService start(Operator operator, OperatorConfig config, KubernetesClient client, FleetRecords records,
       Clock clock) {
-    return start(operator, wire(config, client, records, operator.registry(), clock), config.allocation().clusterRefreshSeconds());
+    return start(operator, wire(config, client, records, operator.registry(), clock, operator.boundRoutes()),
+        config.allocation().clusterRefreshSeconds());
   }
 
   /**

@@ -52,6 +52,7 @@ import io.tenantry.controller.queue.Workers;
 import io.tenantry.controller.rollout.RolloutGate;
 import io.tenantry.controller.routing.ClusterHostnameClaims;
 import io.tenantry.controller.routing.FleetHostnameClaims;
+import io.tenantry.controller.routing.BoundRoutes;
 import io.tenantry.controller.routing.TenantRouting;
 import io.tenantry.controller.secrets.TemplateDistribution;
 import io.tenantry.controller.secrets.TenantSecrets;
@@ -94,7 +95,7 @@ public final class Operator implements AutoCloseable {
   public record Parts(PrometheusMeterRegistry registry, InformerCache cache, RateLimitingQueue<String> queue,
       RateLimitingQueue<String> poolQueue, TemplateDistribution templates, ConvergedTenants converged,
       TenantReconciler reconciler, Workers workers, Workers poolWorkers, BackupRuntime backups,
-      PurgedBackups purgedBackups) {
+      PurgedBackups purgedBackups, BoundRoutes boundRoutes) {
   }
 
   private final KubernetesClient client;
@@ -188,7 +189,8 @@ public final class Operator implements AutoCloseable {
         : new PurgedBackups(backups, config.backups().purgeDelayDuration(), clock);
     TenantCleanup cleanup = cleanup(secrets, purgedBackups, fleetCleanup, routing);
     Applier applier = new Applier(client, registry);
-    Provisioning provisioning = new Provisioning(cache, new Converger(applier), gate, secrets, templates, routing, clock);
+    Converger converger = new Converger(applier);
+    Provisioning provisioning = new Provisioning(cache, converger, gate, secrets, templates, routing, clock);
     ConvergedTenants converged = new ConvergedTenants();
     KubeEventRecorder events = new KubeEventRecorder(client, identity, clock);
     BackupOutcomes backupOutcomes = new BackupOutcomes(registry);
@@ -211,8 +213,10 @@ public final class Operator implements AutoCloseable {
     new FleetGauges(cache, cache::sparePools, cache::hasSynced, config.plans().keySet(), config.namespacePrefix(),
         backups != null, clock)
         .registerWith(registry);
+    // The allocation API's binds hand their tenants' routes to these, as many at once as bound tenants have workers.
+    BoundRoutes boundRoutes = new BoundRoutes(config, routing, cache, converger, config.boundWorkers(), registry);
     return new Parts(registry, cache, queue, poolQueue, templates, converged, reconciler, workers, poolWorkers, backups,
-        purgedBackups);
+        purgedBackups, boundRoutes);
   }
 
   /**
@@ -393,6 +397,11 @@ public final class Operator implements AutoCloseable {
     return http.probePort();
   }
 
+  /** Where the allocation API hands the tenants it binds in this cluster, for their routes. */
+  public BoundRoutes boundRoutes() {
+    return parts.boundRoutes();
+  }
+
   /** Where the operator's metrics are, for other services on its port (the allocation API) to add theirs. */
   public PrometheusMeterRegistry registry() {
     return parts.registry();
@@ -417,6 +426,7 @@ public final class Operator implements AutoCloseable {
     leading.set(false);
     templateRefresh.shutdownNow();
     backupSweeps.shutdownNow();
+    parts.boundRoutes().close(); // A route not written yet is the next leader's sync's.
     shutdown.step("drain", Duration.ofSeconds(3), this::drain);
     shutdown.step("informers", Duration.ofSeconds(1), parts.cache()::close);
     if (election != null) {

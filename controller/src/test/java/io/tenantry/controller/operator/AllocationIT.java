@@ -84,6 +84,9 @@ class AllocationIT {
     String pool = uniqueName("burst");
     createPool(pool, 20, 5);
     awaitReadySpares(pool, 20);
+    // A spare that turned Ready may still be written once more (its status): a bind at the cached
+    // resourceVersion would lose to that write and answer "taken by concurrent requests".
+    harness.awaitIdle();
 
     List<String> ids = new ArrayList<>();
     for (int i = 0; i < 64; i++) {
@@ -231,6 +234,7 @@ class AllocationIT {
     for (int i = 0; i < 32; i++) {
       ids.add("named-" + pool + "-" + i);
     }
+    double routedBefore = boundRoutes("written") + boundRoutes("inPlace");
 
     List<Answer> answers = concurrently(ids, pool, subdomain);
 
@@ -258,6 +262,13 @@ class AllocationIT {
     assertThat(replay.allocation()).isEqualTo(winner.allocation());
     assertThat(api.allocate(ids.get((first + 1) % 32), "Org", "org@example.com", pool, subdomain).status()).isEqualTo(409);
 
+    // Its route is written from the bind itself (or found in place, had its sync been first), for the name it won.
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+      assertThat(boundRoutes("written") + boundRoutes("inPlace") - routedBefore).isEqualTo(1);
+      assertThat(client.network().v1().ingresses().inNamespace("tenant-" + winner.tenant()).withName("tenant").get()
+          .getSpec().getRules()).extracting(rule -> rule.getHost()).containsExactly(subdomain + "." + BASE_DOMAIN);
+    });
+    assertThat(boundRoutes("failed")).isZero();
     // The operator routes the winner at its URL, having restarted none of its pods.
     await().atMost(Duration.ofMinutes(1)).untilAsserted(() -> assertThat(client.resources(Tenant.class)
         .withName(winner.tenant()).get().getStatus().getUrls()).containsExactly(url));
@@ -295,6 +306,13 @@ class AllocationIT {
     } finally {
       threads.shutdownNow();
     }
+  }
+
+  /** tenantry_bound_routes_total{outcome}: routes of bound tenants written from the bind (BoundRoutes). */
+  private static double boundRoutes(String outcome) {
+    io.micrometer.core.instrument.Counter counter = harness.parts.registry().find("tenantry.bound.routes")
+        .tag("outcome", outcome).counter();
+    return counter == null ? 0 : counter.count();
   }
 
   private static void createPool(String name, int buffer, int maxProvisioning) {

@@ -180,7 +180,8 @@ public final class OperatorHarness implements AutoCloseable {
     Files.writeString(tokenFile, token + "\n");
     OperatorConfig serving = config.with("{fleet: {datastoreProjectId: %s}, allocation: {enabled: true, tokenFile: '%s'}}"
         .formatted(io.tenantry.spares.DatastoreEmulator.PROJECT_ID, tokenFile));
-    allocationParts = AllocationService.wire(serving, operatorClient, records, operator.registry(), java.time.Clock.systemUTC());
+    allocationParts = AllocationService.wire(serving, operatorClient, records, operator.registry(), java.time.Clock.systemUTC(),
+        operator.boundRoutes());
     allocation = AllocationService.start(operator, allocationParts, serving.allocation().clusterRefreshSeconds());
     return new AllocationCalls(operator.httpPort(), token);
   }

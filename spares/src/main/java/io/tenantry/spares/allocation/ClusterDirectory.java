@@ -3,6 +3,7 @@ package io.tenantry.spares.allocation;
 import static net.logstash.logback.argument.StructuredArguments.kv;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.spares.fleet.Cluster;
 import io.tenantry.spares.fleet.FleetRecords;
 import io.tenantry.spares.fleet.KubeContexts;
@@ -14,6 +15,7 @@ import java.util.Map.Entry;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,6 +34,7 @@ public final class ClusterDirectory implements SpareSources, AutoCloseable {
   private final Cluster local;
   private final KubernetesClient localClient;
   private final KubeContexts contexts;
+  private final Consumer<Tenant> onLocalBind;
   private final Map<String, SpareCluster> clusters = new ConcurrentSkipListMap<>();
   /** Registered clusters this process cannot reach, reported once each. */
   private final Map<String, String> unreachable = new java.util.concurrent.ConcurrentHashMap<>();
@@ -40,12 +43,16 @@ public final class ClusterDirectory implements SpareSources, AutoCloseable {
    * @param local this process's own cluster as it should be registered when it is not yet
    * @param localClient the client of that cluster (not closed by this directory)
    * @param contexts how to reach the other registered clusters
+   * @param onLocalBind told of every spare of this process's own cluster it binds ({@link SpareCluster}):
+   *     the operator writes the tenant's route from there; another cluster's operator routes its own
    */
-  public ClusterDirectory(FleetRecords records, Cluster local, KubernetesClient localClient, KubeContexts contexts) {
+  public ClusterDirectory(FleetRecords records, Cluster local, KubernetesClient localClient, KubeContexts contexts,
+      Consumer<Tenant> onLocalBind) {
     this.records = records;
     this.local = local;
     this.localClient = localClient;
     this.contexts = contexts;
+    this.onLocalBind = onLocalBind;
   }
 
   /** The record this process registers for its own cluster when the fleet lacks it. */
@@ -74,9 +81,9 @@ public final class ClusterDirectory implements SpareSources, AutoCloseable {
         continue;
       }
       if (cluster.name().equals(local.name())) {
-        clusters.put(cluster.name(), new SpareCluster(cluster.name(), localClient, false));
+        clusters.put(cluster.name(), new SpareCluster(cluster.name(), localClient, false, onLocalBind));
       } else if (contexts.has(cluster.context())) {
-        clusters.put(cluster.name(), new SpareCluster(cluster.name(), contexts.connect(cluster), true));
+        clusters.put(cluster.name(), new SpareCluster(cluster.name(), contexts.connect(cluster), true, bound -> { }));
         unreachable.remove(cluster.name());
         LOG.info("allocating from fleet cluster {} {}", kv("cluster", cluster.name()), kv("context", cluster.context()));
       } else if (!cluster.context().equals(unreachable.put(cluster.name(), cluster.context()))) {

@@ -16,6 +16,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * One fleet cluster as the allocation API sees it ({@link SpareSource}): an informer over the
@@ -33,16 +34,20 @@ public final class SpareCluster implements SpareSource, AutoCloseable {
   private final KubernetesClient client;
   private final boolean ownsClient;
   private final SharedIndexInformer<Tenant> spares;
+  private final Consumer<Tenant> onBound;
 
   /**
    * Starts watching the cluster's spares and waits for the first list.
    *
    * @param ownsClient whether {@link #close()} closes the client too
+   * @param onBound told of every spare this process binds, with the Tenant as the API server
+   *     stored it, on the signup's path: it must hand any I/O off
    */
-  public SpareCluster(String name, KubernetesClient client, boolean ownsClient) {
+  public SpareCluster(String name, KubernetesClient client, boolean ownsClient, Consumer<Tenant> onBound) {
     this.name = name;
     this.client = client;
     this.ownsClient = ownsClient;
+    this.onBound = onBound;
     this.spares = client.resources(Tenant.class).withLabel(WellKnown.SPARE_POOL).runnableInformer(0);
     spares.addIndexers(Map.of(BY_REQUEST, t -> {
       String requestId = annotation(t, WellKnown.ALLOCATION_REQUEST);
@@ -103,7 +108,7 @@ public final class SpareCluster implements SpareSource, AutoCloseable {
       return false;
     }
     try {
-      client.resources(Tenant.class).resource(bound(cached, allocation)).update();
+      onBound.accept(client.resources(Tenant.class).resource(bound(cached, allocation)).update());
       return true;
     } catch (KubernetesClientException e) {
       if (e.getCode() == 409 || e.getCode() == 404) {
