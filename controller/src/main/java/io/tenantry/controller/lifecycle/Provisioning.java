@@ -41,6 +41,7 @@ import io.tenantry.controller.rollout.RolloutDecision.Proceed;
 import io.tenantry.controller.rollout.RolloutDecision.Settled;
 import io.tenantry.controller.rollout.RolloutDecision.StillDegraded;
 import io.tenantry.controller.rollout.RolloutGate;
+import io.tenantry.controller.routing.RoutesInFlight;
 import io.tenantry.controller.routing.TenantRouting;
 import io.tenantry.controller.secrets.TemplateState;
 import io.tenantry.controller.secrets.TenantSecrets;
@@ -91,6 +92,7 @@ public final class Provisioning {
   private final TenantSecrets secrets;
   private final TemplateState templates;
   private final TenantRouting routing;
+  private final RoutesInFlight boundRoutes;
   private final Clock clock;
   /**
    * Tenants whose rollout passed its deadline, with the generation that did: until the cache shows
@@ -99,13 +101,14 @@ public final class Provisioning {
   private final Map<String, Long> timedOut = new ConcurrentHashMap<>();
 
   public Provisioning(ClusterView cache, Converger converger, RolloutGate gate, TenantSecrets secrets,
-      TemplateState templates, TenantRouting routing, Clock clock) {
+      TemplateState templates, TenantRouting routing, RoutesInFlight boundRoutes, Clock clock) {
     this.cache = cache;
     this.converger = converger;
     this.gate = gate;
     this.secrets = secrets;
     this.templates = templates;
     this.routing = routing;
+    this.boundRoutes = boundRoutes;
     this.clock = clock;
   }
 
@@ -139,7 +142,10 @@ public final class Provisioning {
         owned.stream().filter(o -> guardrailKeys.contains(ObjectKey.of(o))).toList());
     List<WriteFailure> failures = new ArrayList<>(converger.execute(guardrailPlan, NOTHING));
     Step step = plan(ctx, workloads, routes, owned, guardrailKeys);
-    failures.addAll(converger.execute(step.plan(), step.held()));
+    // A just-bound tenant's route may be on its way from the bind's own thread: written once, by it.
+    Set<ObjectKey> routeKeys = routes.objects().stream().map(ObjectKey::of).collect(Collectors.toSet());
+    Predicate<HasMetadata> boundRoute = o -> routeKeys.contains(ObjectKey.of(o)) && boundRoutes.holds(ctx.name());
+    failures.addAll(converger.execute(step.plan(), step.held().or(boundRoute)));
     Outcome outcome = step.outcome().get();
     if (!guardrailPlan.isEmpty() && outcome.converged()) {
       outcome = new Outcome(outcome.status(), outcome.next());

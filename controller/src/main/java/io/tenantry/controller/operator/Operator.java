@@ -53,6 +53,7 @@ import io.tenantry.controller.rollout.RolloutGate;
 import io.tenantry.controller.routing.BoundRoutes;
 import io.tenantry.controller.routing.ClusterHostnameClaims;
 import io.tenantry.controller.routing.FleetHostnameClaims;
+import io.tenantry.controller.routing.RoutesInFlight;
 import io.tenantry.controller.routing.TenantRouting;
 import io.tenantry.controller.secrets.TemplateDistribution;
 import io.tenantry.controller.secrets.TenantSecrets;
@@ -87,6 +88,8 @@ import org.slf4j.LoggerFactory;
 public final class Operator implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(Operator.class);
+  /** How long a bound tenant's sync leaves its written route to the watch (ms, normally). */
+  private static final Duration BOUND_ROUTE_UNSEEN = Duration.ofSeconds(5);
 
   /**
    * The collaborators of a running operator, as {@link #wire} built them. Tests and benchmarks
@@ -190,7 +193,10 @@ public final class Operator implements AutoCloseable {
     TenantCleanup cleanup = cleanup(secrets, purgedBackups, fleetCleanup, routing);
     Applier applier = new Applier(client, registry);
     Converger converger = new Converger(applier);
-    Provisioning provisioning = new Provisioning(cache, converger, gate, secrets, templates, routing, clock);
+    // The allocation API's binds hand their tenants' routes to these, as many at once as bound tenants have workers.
+    RoutesInFlight routesInFlight = new RoutesInFlight(cache, queue::add, BOUND_ROUTE_UNSEEN);
+    BoundRoutes boundRoutes = new BoundRoutes(config, routing, cache, converger, routesInFlight, config.boundWorkers(), registry);
+    Provisioning provisioning = new Provisioning(cache, converger, gate, secrets, templates, routing, routesInFlight, clock);
     ConvergedTenants converged = new ConvergedTenants();
     KubeEventRecorder events = new KubeEventRecorder(client, identity, clock);
     BackupOutcomes backupOutcomes = new BackupOutcomes(registry);
@@ -213,8 +219,6 @@ public final class Operator implements AutoCloseable {
     new FleetGauges(cache, cache::sparePools, cache::hasSynced, config.plans().keySet(), config.namespacePrefix(),
         backups != null, clock)
         .registerWith(registry);
-    // The allocation API's binds hand their tenants' routes to these, as many at once as bound tenants have workers.
-    BoundRoutes boundRoutes = new BoundRoutes(config, routing, cache, converger, config.boundWorkers(), registry);
     return new Parts(registry, cache, queue, poolQueue, templates, converged, reconciler, workers, poolWorkers, backups,
         purgedBackups, boundRoutes);
   }

@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * ({@link TenantRouting}: the hostnames the tenant holds, claimed first), applied the same way;
  * the sync finds it in place. Given the Tenant as the bind stored it, on the signup's path, so the
  * writes happen on threads of their own. A route not written here (an API server error, a lost
- * hostname) is left to the sync, which reports it.
+ * hostname) is left to the sync, which reports it. While the write is in flight the tenant's sync
+ * leaves the route alone ({@link RoutesInFlight}), so that it is applied once.
  */
 public final class BoundRoutes implements Consumer<Tenant>, AutoCloseable {
 
@@ -41,16 +42,18 @@ public final class BoundRoutes implements Consumer<Tenant>, AutoCloseable {
   private final TenantRouting routing;
   private final ClusterView cache;
   private final Converger converger;
+  private final RoutesInFlight inFlight;
   private final ExecutorService writers;
   private final MeterRegistry registry;
 
   /** @param threads how many routes are written at once (at least one) */
-  public BoundRoutes(OperatorConfig config, TenantRouting routing, ClusterView cache, Converger converger, int threads,
-      MeterRegistry registry) {
+  public BoundRoutes(OperatorConfig config, TenantRouting routing, ClusterView cache, Converger converger,
+      RoutesInFlight inFlight, int threads, MeterRegistry registry) {
     this.config = config;
     this.routing = routing;
     this.cache = cache;
     this.converger = converger;
+    this.inFlight = inFlight;
     this.registry = registry;
     OUTCOMES.forEach(this::counter); // Every outcome present from the start, at 0.
     AtomicInteger count = new AtomicInteger();
@@ -63,16 +66,22 @@ public final class BoundRoutes implements Consumer<Tenant>, AutoCloseable {
 
   @Override
   public void accept(Tenant bound) {
+    String name = bound.getMetadata().getName();
+    inFlight.started(name);
     try {
       writers.execute(() -> write(bound));
     } catch (RejectedExecutionException e) {
-      // Closing: the tenant's sync writes the route.
+      inFlight.notWritten(name); // Closing: the tenant's sync writes the route.
     }
   }
 
   /** Writes the bound tenant's route, now; what it could not write is left to the tenant's sync. */
   void write(Tenant bound) {
-    counter(outcome(bound)).increment();
+    String outcome = outcome(bound);
+    if (!"written".equals(outcome)) {
+      inFlight.notWritten(bound.getMetadata().getName());
+    }
+    counter(outcome).increment();
   }
 
   /** What became of one bound tenant's route, as {@code tenantry_bound_routes_total} counts it. */
@@ -100,6 +109,7 @@ public final class BoundRoutes implements Consumer<Tenant>, AutoCloseable {
             kv("failures", failures));
         return "failed";
       }
+      inFlight.written(bound.getMetadata().getName(), routes);
       return "written";
     } catch (RuntimeException e) {
       LOG.info("bound tenant's route not written ahead; its sync writes it {} {}", kv("tenant", bound.getMetadata().getName()),

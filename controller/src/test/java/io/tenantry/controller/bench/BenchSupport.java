@@ -18,7 +18,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** What the benchmarks that provision tenants share: the tenant they provision and how they wait and count. */
-final class BenchSupport {
+public final class BenchSupport {
 
   private static final Pattern REQUEST_TOTAL = Pattern.compile("^apiserver_request_total\\{(.*)} (\\S+)$");
   private static final Pattern RESOURCE = Pattern.compile("resource=\"([^\"]*)\"");
@@ -71,7 +71,7 @@ final class BenchSupport {
   }
 
   /** The API server's count of writes so far, by verb and resource (its request metrics): "POST tenants", "PUT tenants/status". */
-  static Map<String, Double> writes(KubernetesClient admin) {
+  public static Map<String, Double> writes(KubernetesClient admin) {
     Map<String, Double> writes = new TreeMap<>();
     for (String line : admin.raw("/metrics").split("\n")) {
       Matcher m = WRITE_TOTAL.matcher(line);

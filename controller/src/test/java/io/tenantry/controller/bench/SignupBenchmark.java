@@ -42,6 +42,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -77,7 +78,7 @@ import java.util.stream.Collectors;
  * larger than the pool from closed-loop concurrent clients, on each side.
  *
  * <p>Guarded counts (the run exits 1 over any): signups never served, failed (not 200, nor a 503
- * from an empty pool), told serving before their URL served, and writes per signup over
+ * from an empty pool: a busy listener's 503 is a failure; printed by answer), told serving before their URL served, and writes per signup over
  * {@link #MAX_WRITES_PER_SIGNUP} at each rate and at once. Timings are printed, never checked.
  *
  * <p>Arguments, all optional: rates per second (comma-separated, default 2,5,10), seconds per rate
@@ -160,6 +161,8 @@ public final class SignupBenchmark {
   private final ExecutorService callers = Executors.newCachedThreadPool();
   private final List<String> summary = new ArrayList<>();
   private final List<String> writesByKind = new ArrayList<>();
+  /** Per phase, the failed signups' answers and how many of each, where there were any. */
+  private final List<String> failures = new ArrayList<>();
   private int sequence;
 
   private SignupBenchmark(TestCluster cluster, KubernetesClient admin, TrafficEdge edge, SignupTracker tracker,
@@ -200,7 +203,7 @@ public final class SignupBenchmark {
     System.out.printf("%nSignups, open loop, %d s per rate, pool buffer %d (maxProvisioning %d); milestones p50 / p99 in ms from"
         + " the signup's planned send time; peer: an HTTPRoute the benchmark writes for a Ready spare's Service%n%n",
         settings.seconds(), settings.pool(), MAX_PROVISIONING);
-    System.out.println("| rate/s | side | signups | 200 | 503 | least Ready | answered | Active+Ready | route written | route accepted"
+    System.out.println("| rate/s | side | signups | 200 | 503 pool dry | least Ready | answered | Active+Ready | route written | route accepted"
         + " | identity | recorded | first 200 | not served | serving answered | not serving then | writes/signup | Datastore calls/signup |");
     System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for (double rate : settings.rates()) {
@@ -216,6 +219,10 @@ public final class SignupBenchmark {
     }
     System.out.println("\nwrites per signup by kind, 0.2 or more (counted until quiet; nodes and leases left out):");
     writesByKind.forEach(w -> System.out.println("  " + w));
+    if (!failures.isEmpty()) {
+      System.out.println("\nfailed signups by answer (-1: none within the client's timeout):");
+      failures.forEach(f -> System.out.println("  " + f));
+    }
     System.out.println();
     summary.forEach(System.out::println);
   }
@@ -346,6 +353,9 @@ public final class SignupBenchmark {
       }
       s.answered = System.nanoTime();
       s.code = code;
+      if (code != 200) {
+        s.refusal = new String(answer, StandardCharsets.UTF_8);
+      }
       if (code == 200) {
         JsonNode json = JSON.readTree(answer);
         s.tenant = json.get("tenant").asText();
@@ -357,6 +367,7 @@ public final class SignupBenchmark {
     } catch (IOException e) {
       s.answered = System.nanoTime();
       s.code = -1;
+      s.refusal = e.toString();
     }
   }
 
@@ -453,7 +464,12 @@ public final class SignupBenchmark {
     Counts after = counts();
     writesByKind.add(label + ": " + after.perSignup(before, Math.max(1, (int) signups.stream().filter(s -> s.code == 200).count()), 0.2));
     List<Signup> ok = signups.stream().filter(s -> s.code == 200).toList();
-    int dry = (int) signups.stream().filter(s -> s.code == 503).count();
+    int dry = (int) signups.stream().filter(Signup::poolDry).count();
+    Map<String, Long> refusals = signups.stream().filter(s -> s.code != 200 && !s.poolDry())
+        .collect(Collectors.groupingBy(Signup::refusalSummary, TreeMap::new, Collectors.counting()));
+    if (!refusals.isEmpty()) {
+      failures.add(label + ": " + refusals);
+    }
     int n = Math.max(1, ok.size());
     Milestone firstPage = Milestone.of(ok, s -> s.served);
     return new Phase(signups.size(), ok.size(), dry, signups.size() - ok.size() - dry, tracker.leastReady(),
@@ -565,6 +581,8 @@ public final class SignupBenchmark {
     volatile long start;
     volatile long answered;
     volatile int code;
+    /** The answer's body when it was not 200, or the client's error when there was none. */
+    volatile String refusal;
     volatile String tenant;
     volatile String namespace;
     volatile String host;
@@ -575,6 +593,22 @@ public final class SignupBenchmark {
     Signup(String requestId, boolean subdomain) {
       this.requestId = requestId;
       this.subdomain = subdomain;
+    }
+
+    /**
+     * Whether the answer was the pool running out: a 503 for want of a Ready spare, or with every
+     * Ready spare taken by the signups beside it. Any other 503 (a busy listener, the fleet records
+     * out of reach) is a failed signup.
+     */
+    boolean poolDry() {
+      return code == 503 && refusal != null
+          && (refusal.contains("no Ready spare") || refusal.contains("taken by concurrent requests"));
+    }
+
+    /** The failed answer in a few words: its code and the start of its body, on one line. */
+    String refusalSummary() {
+      String text = refusal == null ? "" : refusal.replaceAll("\\s+", " ").strip();
+      return code + " " + text.substring(0, Math.min(80, text.length()));
     }
 
     String organization() {

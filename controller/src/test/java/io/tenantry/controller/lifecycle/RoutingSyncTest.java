@@ -1,6 +1,7 @@
 package io.tenantry.controller.lifecycle;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
@@ -32,6 +33,56 @@ class RoutingSyncTest {
     assertThat(routed(acme)).isEqualTo("True Routed routed to web by HTTPRoute tenant");
     gateway.sync("acme");
     assertThat(gateway.writes.take()).as("a routed, converged tenant costs nothing").isEmpty();
+  }
+
+  @Test
+  void aJustBoundTenantsSyncLeavesItsRouteToTheBindsThreadAndWritesItWhenThatFails() {
+    gateway.tenant("acme");
+    gateway.sync("acme"); // finalizer
+    gateway.boundRoutes.started("acme");
+
+    gateway.sync("acme");
+    assertThat(gateway.writes.take()).as("everything but the route the bind is writing")
+        .contains("create ConfigMap tenant-acme/tenant-identity").noneMatch(w -> w.contains("HTTPRoute"));
+    assertThat(gateway.requeued).isEmpty();
+
+    gateway.boundRoutes.notWritten("acme"); // Refused by the API server, say.
+    assertThat(gateway.requeued).as("queued again, since its sync held the route back").containsExactly("acme");
+    gateway.sync("acme");
+    assertThat(gateway.writes.take()).contains("create HTTPRoute tenant-acme/tenant");
+  }
+
+  @Test
+  void aRouteTheBindWroteIsNotAppliedAgainByTheSyncOnceTheCacheShowsIt() {
+    gateway.provisioned("acme");
+    HTTPRoute route = gateway.cluster.get(HTTPRoute.class, "tenant-acme", "tenant");
+    gateway.cluster.removeOwned(route); // As if the tenant were bound just now, its route not written yet.
+    gateway.boundRoutes.started("acme");
+    gateway.sync("acme");
+    gateway.boundRoutes.written("acme", List.of(route));
+    gateway.sync("acme"); // Before the route's watch event.
+    assertThat(gateway.writes.take()).noneMatch(w -> w.contains("HTTPRoute"));
+
+    gateway.cluster.putOwned(route); // Its watch event, which queues the tenant.
+    gateway.sync("acme");
+    assertThat(gateway.writes.take()).as("applied once, by the bind's thread").noneMatch(w -> w.contains("HTTPRoute"));
+    await().during(SyncFixture.BOUND_ROUTE_UNSEEN.multipliedBy(2)).atMost(Duration.ofSeconds(2))
+        .until(() -> gateway.requeued.isEmpty());
+  }
+
+  @Test
+  void aWrittenRouteTheCacheNeverShowsIsWrittenByTheSync() {
+    gateway.provisioned("acme");
+    HTTPRoute route = gateway.cluster.get(HTTPRoute.class, "tenant-acme", "tenant");
+    gateway.cluster.removeOwned(route);
+    gateway.boundRoutes.started("acme");
+    gateway.boundRoutes.written("acme", List.of(route)); // And deleted before its watch event came.
+    gateway.sync("acme");
+    assertThat(gateway.writes.take()).noneMatch(w -> w.contains("HTTPRoute"));
+
+    await().atMost(Duration.ofSeconds(2)).until(() -> gateway.requeued.equals(List.of("acme")));
+    gateway.sync("acme");
+    assertThat(gateway.writes.take()).contains("create HTTPRoute tenant-acme/tenant");
   }
 
   @Test

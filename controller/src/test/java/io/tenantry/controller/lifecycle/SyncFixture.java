@@ -13,6 +13,7 @@ import io.tenantry.controller.operator.OperatorHarness;
 import io.tenantry.controller.queue.SyncResult;
 import io.tenantry.controller.rollout.RolloutGate;
 import io.tenantry.controller.routing.ClusterHostnameClaims;
+import io.tenantry.controller.routing.RoutesInFlight;
 import io.tenantry.controller.routing.TenantRouting;
 import io.tenantry.controller.secrets.TemplateState;
 import io.tenantry.controller.secrets.TenantSecrets;
@@ -22,6 +23,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
@@ -31,6 +33,9 @@ import java.util.function.Consumer;
  * gate on a hand-driven clock. Builds in microseconds; one per test.
  */
 final class SyncFixture {
+
+  /** How long a written bound route may stay out of the cache before its sync writes it. */
+  static final Duration BOUND_ROUTE_UNSEEN = Duration.ofMillis(300);
 
   final FakeCluster cluster;
   final Writes writes;
@@ -44,6 +49,10 @@ final class SyncFixture {
   /** The UIDs the cleanup was given, one per purge, as {@link #purgedRecords} names the tenants. */
   final List<String> purgedUids = new ArrayList<>();
   final Templates templates = new Templates();
+  /** Tenants queued again by the routes the allocation API's binds write ({@link #boundRoutes}). */
+  final List<String> requeued = new CopyOnWriteArrayList<>();
+  /** The bound tenants whose route a test says is being written from the bind. */
+  final RoutesInFlight boundRoutes;
   final RolloutGate gate;
   final TenantReconciler reconciler;
   /** Makes the cleanup of records outside the cluster fail, as an unreachable store would. */
@@ -95,8 +104,9 @@ final class SyncFixture {
       purgedRecords.add(tenant);
       purgedUids.add(tenantUid);
     };
+    boundRoutes = new RoutesInFlight(cluster, requeued::add, BOUND_ROUTE_UNSEEN);
     Provisioning provisioning = new Provisioning(cluster, new Converger(writes), gate, secrets, templates,
-        new TenantRouting(new ClusterHostnameClaims(cluster, config.routing()), routingMode), clock);
+        new TenantRouting(new ClusterHostnameClaims(cluster, config.routing()), routingMode), boundRoutes, clock);
     reconciler = new TenantReconciler(cluster, config, writes, writes, provisioning,
         new PurgedState(cluster, writes, cleanup, clock), templates, new ConvergedTenants(), null, clock);
   }

@@ -13,6 +13,7 @@ import io.tenantry.api.v1alpha1.AppRoute;
 import io.tenantry.api.v1alpha1.SparePool;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantState;
+import io.tenantry.controller.bench.BenchSupport;
 import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.controller.operator.AllocationCalls.Answer;
 import io.tenantry.spares.DatastoreEmulator;
@@ -235,6 +236,7 @@ class AllocationIT {
       ids.add("named-" + pool + "-" + i);
     }
     double routedBefore = boundRoutes("written") + boundRoutes("inPlace");
+    double appliesBefore = BenchSupport.writes(client).getOrDefault("APPLY ingresses", 0.0);
 
     List<Answer> answers = concurrently(ids, pool, subdomain);
 
@@ -269,6 +271,8 @@ class AllocationIT {
           .getSpec().getRules()).extracting(rule -> rule.getHost()).containsExactly(subdomain + "." + BASE_DOMAIN);
     });
     assertThat(boundRoutes("failed")).isZero();
+    // Applied once: the winner's first sync, running meanwhile, left the route to the bind's thread.
+    assertThat(BenchSupport.writes(client).getOrDefault("APPLY ingresses", 0.0) - appliesBefore).isEqualTo(1.0);
     // The operator routes the winner at its URL, having restarted none of its pods.
     await().atMost(Duration.ofMinutes(1)).untilAsserted(() -> assertThat(client.resources(Tenant.class)
         .withName(winner.tenant()).get().getStatus().getUrls()).containsExactly(url));

@@ -19,6 +19,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -30,7 +31,10 @@ class BoundRoutesTest {
   private final FakeCluster cluster = new FakeCluster();
   private final Writes writes = new Writes(cluster);
   private final TenantRouting routing = new TenantRouting(new FleetHostnameClaims(records, "east"), RoutingMode.GATEWAY);
-  private final BoundRoutes routes = new BoundRoutes(RouteModelTest.ROUTED, routing, cluster, new Converger(writes), 2, registry);
+  private final List<String> requeued = new CopyOnWriteArrayList<>();
+  private final RoutesInFlight inFlight = new RoutesInFlight(cluster, requeued::add, Duration.ofSeconds(30));
+  private final BoundRoutes routes = new BoundRoutes(RouteModelTest.ROUTED, routing, cluster, new Converger(writes), inFlight,
+      2, registry);
 
   @AfterEach
   void close() {
@@ -43,12 +47,30 @@ class BoundRoutesTest {
 
     routes.accept(bound);
 
-    await().atMost(Duration.ofSeconds(5)).until(() -> !writes.matching(w -> w.contains("HTTPRoute")).isEmpty());
+    await().atMost(Duration.ofSeconds(5)).until(() -> outcomes().equals(Map.of("written", 1.0)));
     assertThat(writes.take()).containsExactly("create HTTPRoute tenant-pool-a1b2c/tenant");
     HTTPRoute route = cluster.get(HTTPRoute.class, "tenant-pool-a1b2c", RouteModel.NAME);
     assertThat(route.getSpec().getHostnames()).containsExactly("acme.tenants.example.com");
     assertThat(records.hostnameHolder("acme.tenants.example.com")).get()
         .satisfies(claim -> assertThat(claim.heldBy(new TenantRef("east", "pool-a1b2c", "uid-pool-a1b2c"))).isTrue());
+    assertThat(inFlight.holds("pool-a1b2c")).as("in the cache: its sync sees it").isFalse();
+  }
+
+  @Test
+  void aSyncHeldBackWhileTheRouteWasWrittenIsNotQueuedAgainButOneWhoseRouteWasNotWrittenIs() {
+    Tenant bound = bound("pool-t3u4v", null);
+    inFlight.started("pool-t3u4v"); // What accept does before handing the write to a thread.
+    assertThat(inFlight.holds("pool-t3u4v")).as("its sync, while the write is in flight").isTrue();
+    routes.write(bound);
+    assertThat(inFlight.holds("pool-t3u4v")).as("written, and in the cache").isFalse();
+
+    Tenant spare = bound("pool-w5x6y", null);
+    spare.getSpec().setState(TenantState.New);
+    inFlight.started("pool-w5x6y");
+    assertThat(inFlight.holds("pool-w5x6y")).isTrue();
+    routes.write(spare);
+    assertThat(requeued).as("only the tenant whose route is its sync's to write after all").containsExactly("pool-w5x6y");
+    assertThat(inFlight.holds("pool-w5x6y")).isFalse();
   }
 
   @Test
