@@ -41,6 +41,7 @@ import io.tenantry.controller.rollout.RolloutDecision.Proceed;
 import io.tenantry.controller.rollout.RolloutDecision.Settled;
 import io.tenantry.controller.rollout.RolloutDecision.StillDegraded;
 import io.tenantry.controller.rollout.RolloutGate;
+import io.tenantry.controller.routing.RouteModel;
 import io.tenantry.controller.routing.RoutesInFlight;
 import io.tenantry.controller.routing.TenantRouting;
 import io.tenantry.controller.secrets.TemplateState;
@@ -142,10 +143,12 @@ public final class Provisioning {
         owned.stream().filter(o -> guardrailKeys.contains(ObjectKey.of(o))).toList());
     List<WriteFailure> failures = new ArrayList<>(converger.execute(guardrailPlan, NOTHING));
     Step step = plan(ctx, workloads, routes, owned, guardrailKeys);
-    // A just-bound tenant's route may be on its way from the bind's own thread: written once, by it.
-    Set<ObjectKey> routeKeys = routes.objects().stream().map(ObjectKey::of).collect(Collectors.toSet());
-    Predicate<HasMetadata> boundRoute = o -> routeKeys.contains(ObjectKey.of(o)) && boundRoutes.holds(ctx.name());
-    failures.addAll(converger.execute(step.plan(), step.held().or(boundRoute)));
+    // A just-bound tenant's route may be on its way from the bind's own thread: written once, by it,
+    // and not deleted by a plan made from the Tenant before its bind.
+    Predicate<HasMetadata> boundRoute = o -> RouteModel.isRoute(o) && boundRoutes.holds(ctx.name());
+    ChangePlan plan = step.plan();
+    plan = new ChangePlan(plan.writes(), plan.deletes().stream().filter(boundRoute.negate()).toList());
+    failures.addAll(converger.execute(plan, step.held().or(boundRoute)));
     Outcome outcome = step.outcome().get();
     if (!guardrailPlan.isEmpty() && outcome.converged()) {
       outcome = new Outcome(outcome.status(), outcome.next());

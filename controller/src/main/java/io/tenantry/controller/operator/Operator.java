@@ -193,9 +193,10 @@ public final class Operator implements AutoCloseable {
     TenantCleanup cleanup = cleanup(secrets, purgedBackups, fleetCleanup, routing);
     Applier applier = new Applier(client, registry);
     Converger converger = new Converger(applier);
-    // The allocation API's binds hand their tenants' routes to these, as many at once as bound tenants have workers.
+    // The allocation API's binds hand their tenants' routes to these, one thread per signup served at once:
+    // a customer's route never waits behind another's.
     RoutesInFlight routesInFlight = new RoutesInFlight(cache, queue::add, BOUND_ROUTE_UNSEEN);
-    BoundRoutes boundRoutes = new BoundRoutes(config, routing, cache, converger, routesInFlight, config.boundWorkers(), registry);
+    BoundRoutes boundRoutes = new BoundRoutes(config, routing, cache, converger, routesInFlight, config.httpThreads(), registry);
     Provisioning provisioning = new Provisioning(cache, converger, gate, secrets, templates, routing, routesInFlight, clock);
     ConvergedTenants converged = new ConvergedTenants();
     KubeEventRecorder events = new KubeEventRecorder(client, identity, clock);

@@ -73,6 +73,11 @@ public final class RouteModel {
         .build());
   }
 
+  /** Whether {@code object} is of a kind tenants are routed by (an HTTPRoute or an Ingress). */
+  public static boolean isRoute(HasMetadata object) {
+    return object instanceof HTTPRoute || object instanceof Ingress;
+  }
+
   /** A Frozen tenant's route in the edge namespace: {@code paused-<tenant>}. */
   public static String pausedName(String tenant) {
     return "paused-" + tenant;

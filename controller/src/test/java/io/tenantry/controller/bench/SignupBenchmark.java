@@ -73,8 +73,9 @@ import java.util.stream.Collectors;
  * empty, work due within 15 s included, every allocation recorded, the pool full again); and
  * whether the pool ran dry (a 503). Side by side, with every fourth signup, the peer: a plain
  * HTTPRoute the benchmark writes for one of the newest Ready spares' Service, timed from its
- * create to its first 200 through the same Traefik. Then as many signups as the burst has clients
- * sent at once, with their peers, on each side (the issue's "32 concurrent signups"). Last, a burst
+ * create to its first 200 through the same Traefik. As many signups as the burst has clients sent at
+ * once, with their peers, on each side (the issue's "32 concurrent signups"), before the rates and
+ * again after them, with the routes they left (Traefik's time grows with its routes). Last, a burst
  * larger than the pool from closed-loop concurrent clients, on each side.
  *
  * <p>Guarded counts (the run exits 1 over any): signups never served, failed (not 200, nor a 503
@@ -123,7 +124,7 @@ public final class SignupBenchmark {
     BenchGuards guards = new BenchGuards();
     String name = "tenantry-bench-signup-" + ProcessHandle.current().pid();
     double signups = settings.rates().stream().mapToDouble(r -> r * settings.seconds()).sum();
-    int tenants = (int) (settings.pool() * 3 + 2 * (signups + settings.pool() + 2 * settings.burstClients()));
+    int tenants = (int) (settings.pool() * 3 + 2 * (signups + settings.pool() + 4 * settings.burstClients()));
     try (TestCluster cluster = TestClusters.start(ClusterKind.SIMULATED, name, 0);
          KubernetesClient admin = cluster.newClient();
          DatastoreEmulator emulator = DatastoreEmulator.start()) {
@@ -206,14 +207,13 @@ public final class SignupBenchmark {
     System.out.println("| rate/s | side | signups | 200 | 503 pool dry | least Ready | answered | Active+Ready | route written | route accepted"
         + " | identity | recorded | first 200 | not served | serving answered | not serving then | writes/signup | Datastore calls/signup |");
     System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    atOnce();
     for (double rate : settings.rates()) {
       for (boolean hold : List.of(true, false)) {
         measured(String.format(Locale.ROOT, "%.0f/s", rate), rate, (int) Math.round(rate * settings.seconds()), hold);
       }
     }
-    for (boolean hold : List.of(true, false)) { // as many signups as the burst has clients, sent at once
-      measured(settings.burstClients() + " at once", AT_ONCE, settings.burstClients(), hold);
-    }
+    atOnce();
     for (boolean hold : List.of(true, false)) {
       burst(hold);
     }
@@ -225,6 +225,18 @@ public final class SignupBenchmark {
     }
     System.out.println();
     summary.forEach(System.out::println);
+  }
+
+  /**
+   * As many signups as the burst has clients, sent at once, on each side: run before the rates and
+   * after them, since the edge's time to load a route grows with the routes it has (named in the label).
+   */
+  private void atOnce() throws Exception {
+    for (boolean hold : List.of(true, false)) {
+      int routed = admin.resources(HTTPRoute.class).inAnyNamespace().list().getItems().size();
+      measured(String.format(Locale.ROOT, "%d at once, %d routes", settings.burstClients(), routed), AT_ONCE,
+          settings.burstClients(), hold);
+    }
   }
 
   /** {@code count} signups at {@code rate} on one side, from a full pool, printed as a row and summed up. */

@@ -39,7 +39,7 @@ class RoutingSyncTest {
   void aJustBoundTenantsSyncLeavesItsRouteToTheBindsThreadAndWritesItWhenThatFails() {
     gateway.tenant("acme");
     gateway.sync("acme"); // finalizer
-    gateway.boundRoutes.started("acme");
+    gateway.boundRoutes.started("acme", generation("acme"));
 
     gateway.sync("acme");
     assertThat(gateway.writes.take()).as("everything but the route the bind is writing")
@@ -57,7 +57,7 @@ class RoutingSyncTest {
     gateway.provisioned("acme");
     HTTPRoute route = gateway.cluster.get(HTTPRoute.class, "tenant-acme", "tenant");
     gateway.cluster.removeOwned(route); // As if the tenant were bound just now, its route not written yet.
-    gateway.boundRoutes.started("acme");
+    gateway.boundRoutes.started("acme", generation("acme"));
     gateway.sync("acme");
     gateway.boundRoutes.written("acme", List.of(route));
     gateway.sync("acme"); // Before the route's watch event.
@@ -75,7 +75,7 @@ class RoutingSyncTest {
     gateway.provisioned("acme");
     HTTPRoute route = gateway.cluster.get(HTTPRoute.class, "tenant-acme", "tenant");
     gateway.cluster.removeOwned(route);
-    gateway.boundRoutes.started("acme");
+    gateway.boundRoutes.started("acme", generation("acme"));
     gateway.boundRoutes.written("acme", List.of(route)); // And deleted before its watch event came.
     gateway.sync("acme");
     assertThat(gateway.writes.take()).noneMatch(w -> w.contains("HTTPRoute"));
@@ -83,6 +83,29 @@ class RoutingSyncTest {
     await().atMost(Duration.ofSeconds(2)).until(() -> gateway.requeued.equals(List.of("acme")));
     gateway.sync("acme");
     assertThat(gateway.writes.take()).contains("create HTTPRoute tenant-acme/tenant");
+  }
+
+  @Test
+  void aSyncPlannedFromTheTenantBeforeItsBindDoesNotDeleteTheRouteTheBindWrote() {
+    gateway.provisioned("acme");
+    HTTPRoute route = gateway.cluster.get(HTTPRoute.class, "tenant-acme", "tenant");
+    gateway.edit("acme", t -> t.getSpec().setState(TenantState.Frozen));
+    gateway.sync("acme");
+    gateway.writes.take();
+    // Made Active again by a bind whose Tenant the cache has not seen yet, while its route already is.
+    gateway.boundRoutes.started("acme", generation("acme") + 1);
+    gateway.boundRoutes.written("acme", List.of(route));
+    gateway.cluster.putOwned(route);
+
+    gateway.sync("acme");
+    assertThat(gateway.writes.take()).as("planned from the Frozen tenant").doesNotContain("delete HTTPRoute tenant-acme/tenant");
+
+    gateway.edit("acme", t -> t.getSpec().setState(TenantState.Active)); // Its watch event queues the tenant.
+    gateway.sync("acme");
+    gateway.sync("acme");
+    assertThat(gateway.writes.take()).contains("delete HTTPRoute tenantry-edge/paused-acme")
+        .noneMatch(w -> w.contains("HTTPRoute tenant-acme/tenant"));
+    assertThat(gateway.cluster.get(HTTPRoute.class, "tenant-acme", "tenant")).isNotNull();
   }
 
   @Test
@@ -196,5 +219,9 @@ class RoutingSyncTest {
   private static String routed(Tenant tenant) {
     Condition c = tenant.getStatus().getConditions().stream().filter(x -> x.getType().equals("Routed")).findFirst().orElseThrow();
     return c.getStatus() + " " + c.getReason() + " " + c.getMessage();
+  }
+
+  private long generation(String tenant) {
+    return gateway.cluster.tenant(tenant).getMetadata().getGeneration();
   }
 }
