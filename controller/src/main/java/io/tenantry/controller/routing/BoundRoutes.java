@@ -67,7 +67,7 @@ public final class BoundRoutes implements Consumer<Tenant>, AutoCloseable {
   @Override
   public void accept(Tenant bound) {
     String name = bound.getMetadata().getName();
-    inFlight.started(name, generation(bound));
+    inFlight.started(bound);
     try {
       writers.execute(() -> write(bound));
     } catch (RejectedExecutionException e) {

@@ -29,16 +29,18 @@ public final class RoutesInFlight {
   private final Map<String, Entry> tenants = new ConcurrentHashMap<>();
 
   /**
-   * One tenant's route, for the Tenant's {@code generation} the bind stored: in flight until
-   * {@code written} is set; {@code held} once a sync held it back.
+   * One tenant's route, for the Tenant the bind stored ({@code uid}, {@code generation}): in
+   * flight until {@code written} is set; {@code held} once a sync held it back.
    */
   private static final class Entry {
+    private final String uid;
     private final long generation;
     private volatile List<HasMetadata> written;
     private volatile boolean held;
 
-    private Entry(long generation) {
-      this.generation = generation;
+    private Entry(Tenant bound) {
+      this.uid = bound.getMetadata().getUid();
+      this.generation = generation(bound);
     }
   }
 
@@ -52,9 +54,9 @@ public final class RoutesInFlight {
     this.unseen = unseen;
   }
 
-  /** The bind's thread will write the route of the tenant, bound at {@code generation}. */
-  public void started(String tenant, long generation) {
-    tenants.put(tenant, new Entry(generation));
+  /** The bind's thread will write the route of {@code bound}, the Tenant as the bind stored it. */
+  public void started(Tenant bound) {
+    tenants.put(bound.getMetadata().getName(), new Entry(bound));
   }
 
   /** The tenant's route was written: held until the cache shows it, at most {@code unseen}. */
@@ -64,7 +66,23 @@ public final class RoutesInFlight {
       return;
     }
     entry.written = List.copyOf(routes);
-    CompletableFuture.delayedExecutor(unseen.toMillis(), TimeUnit.MILLISECONDS).execute(() -> release(tenant, entry));
+    expireLater(tenant, entry);
+  }
+
+  /**
+   * Lets the sync write the route once {@code unseen} has passed without the cache showing it; a
+   * route in the cache waits on for its Tenant's watch event (else a plan from the Tenant before
+   * its bind would delete it), which always comes: the bound generation or a later one, or the
+   * Tenant's deletion.
+   */
+  private void expireLater(String tenant, Entry entry) {
+    CompletableFuture.delayedExecutor(unseen.toMillis(), TimeUnit.MILLISECONDS).execute(() -> {
+      if (tenants.get(tenant) == entry && routesCached(entry) && !tenantCaughtUp(tenant, entry)) {
+        expireLater(tenant, entry);
+      } else {
+        release(tenant, entry);
+      }
+    });
   }
 
   /** The tenant's route was not written (refused, not routed, left to a newer sync): its sync writes it. */
@@ -83,10 +101,23 @@ public final class RoutesInFlight {
 
   /** Whether the route was written and the cache shows it, and the Tenant as bound or later. */
   private boolean seen(String tenant, Entry entry) {
+    return routesCached(entry) && tenantCaughtUp(tenant, entry);
+  }
+
+  private boolean routesCached(Entry entry) {
     List<HasMetadata> written = entry.written;
+    return written != null && written.stream().allMatch(this::cached);
+  }
+
+  /** Whether the cache shows the Tenant as bound or later, or no longer that tenant (deleted, or made again). */
+  private boolean tenantCaughtUp(String tenant, Entry entry) {
     Tenant cached = cache.tenant(tenant);
-    return written != null && written.stream().allMatch(this::cached) && cached != null
-        && cached.getMetadata().getGeneration() != null && cached.getMetadata().getGeneration() >= entry.generation;
+    return cached == null || !entry.uid.equals(cached.getMetadata().getUid()) || generation(cached) >= entry.generation;
+  }
+
+  private static long generation(Tenant tenant) {
+    Long generation = tenant.getMetadata().getGeneration();
+    return generation == null ? 0 : generation;
   }
 
   /**

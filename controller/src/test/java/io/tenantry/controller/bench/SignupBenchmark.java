@@ -53,6 +53,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -587,6 +589,7 @@ public final class SignupBenchmark {
 
   /** One signup (or one peer route) and when each of its milestones was reached, by System.nanoTime(). */
   static final class Signup {
+    private static final Pattern TITLE = Pattern.compile("<title>(.*?)</title>");
     final String requestId;
     final boolean subdomain;
     final java.util.concurrent.CountDownLatch probed = new java.util.concurrent.CountDownLatch(1);
@@ -617,9 +620,13 @@ public final class SignupBenchmark {
           && (refusal.contains("no Ready spare") || refusal.contains("taken by concurrent requests"));
     }
 
-    /** The failed answer in a few words: its code and the start of its body, on one line. */
+    /** The failed answer in a few words: its code and the start of its body (an error page's title), on one line. */
     String refusalSummary() {
       String text = refusal == null ? "" : refusal.replaceAll("\\s+", " ").strip();
+      Matcher title = TITLE.matcher(text);
+      if (title.find()) {
+        text = title.group(1);
+      }
       return code + " " + text.substring(0, Math.min(80, text.length()));
     }
 

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRoute;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRouteStatusBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.controller.config.OperatorConfig.RoutingMode;
@@ -39,7 +40,7 @@ class RoutingSyncTest {
   void aJustBoundTenantsSyncLeavesItsRouteToTheBindsThreadAndWritesItWhenThatFails() {
     gateway.tenant("acme");
     gateway.sync("acme"); // finalizer
-    gateway.boundRoutes.started("acme", generation("acme"));
+    gateway.boundRoutes.started(gateway.cluster.tenant("acme"));
 
     gateway.sync("acme");
     assertThat(gateway.writes.take()).as("everything but the route the bind is writing")
@@ -57,7 +58,7 @@ class RoutingSyncTest {
     gateway.provisioned("acme");
     HTTPRoute route = gateway.cluster.get(HTTPRoute.class, "tenant-acme", "tenant");
     gateway.cluster.removeOwned(route); // As if the tenant were bound just now, its route not written yet.
-    gateway.boundRoutes.started("acme", generation("acme"));
+    gateway.boundRoutes.started(gateway.cluster.tenant("acme"));
     gateway.sync("acme");
     gateway.boundRoutes.written("acme", List.of(route));
     gateway.sync("acme"); // Before the route's watch event.
@@ -75,7 +76,7 @@ class RoutingSyncTest {
     gateway.provisioned("acme");
     HTTPRoute route = gateway.cluster.get(HTTPRoute.class, "tenant-acme", "tenant");
     gateway.cluster.removeOwned(route);
-    gateway.boundRoutes.started("acme", generation("acme"));
+    gateway.boundRoutes.started(gateway.cluster.tenant("acme"));
     gateway.boundRoutes.written("acme", List.of(route)); // And deleted before its watch event came.
     gateway.sync("acme");
     assertThat(gateway.writes.take()).noneMatch(w -> w.contains("HTTPRoute"));
@@ -86,19 +87,24 @@ class RoutingSyncTest {
   }
 
   @Test
-  void aSyncPlannedFromTheTenantBeforeItsBindDoesNotDeleteTheRouteTheBindWrote() {
+  void aSyncPlannedFromTheTenantBeforeItsBindDoesNotDeleteTheRouteTheBindWrote() throws InterruptedException {
     gateway.provisioned("acme");
     HTTPRoute route = gateway.cluster.get(HTTPRoute.class, "tenant-acme", "tenant");
     gateway.edit("acme", t -> t.getSpec().setState(TenantState.Frozen));
     gateway.sync("acme");
     gateway.writes.take();
     // Made Active again by a bind whose Tenant the cache has not seen yet, while its route already is.
-    gateway.boundRoutes.started("acme", generation("acme") + 1);
+    Tenant bound = Serialization.clone(gateway.cluster.tenant("acme"));
+    bound.getMetadata().setGeneration(bound.getMetadata().getGeneration() + 1);
+    gateway.boundRoutes.started(bound);
     gateway.boundRoutes.written("acme", List.of(route));
     gateway.cluster.putOwned(route);
 
     gateway.sync("acme");
     assertThat(gateway.writes.take()).as("planned from the Frozen tenant").doesNotContain("delete HTTPRoute tenant-acme/tenant");
+    Thread.sleep(SyncFixture.BOUND_ROUTE_UNSEEN.multipliedBy(2).toMillis()); // The Tenant's watch event later than that.
+    gateway.sync("acme");
+    assertThat(gateway.writes.take()).as("still waiting for the bound Tenant").doesNotContain("delete HTTPRoute tenant-acme/tenant");
 
     gateway.edit("acme", t -> t.getSpec().setState(TenantState.Active)); // Its watch event queues the tenant.
     gateway.sync("acme");
@@ -219,9 +225,5 @@ class RoutingSyncTest {
   private static String routed(Tenant tenant) {
     Condition c = tenant.getStatus().getConditions().stream().filter(x -> x.getType().equals("Routed")).findFirst().orElseThrow();
     return c.getStatus() + " " + c.getReason() + " " + c.getMessage();
-  }
-
-  private long generation(String tenant) {
-    return gateway.cluster.tenant(tenant).getMetadata().getGeneration();
   }
 }

@@ -61,14 +61,14 @@ class BoundRoutesTest {
   @Test
   void aSyncHeldBackWhileTheRouteWasWrittenIsNotQueuedAgainButOneWhoseRouteWasNotWrittenIs() {
     Tenant bound = bound("pool-t3u4v", null);
-    inFlight.started("pool-t3u4v", 1); // What accept does before handing the write to a thread.
+    inFlight.started(bound); // What accept does before handing the write to a thread.
     assertThat(inFlight.holds("pool-t3u4v")).as("its sync, while the write is in flight").isTrue();
     routes.write(bound);
     assertThat(requeued).as("written: its watch event queues the tenant").isEmpty();
 
     Tenant spare = bound("pool-w5x6y", null);
     spare.getSpec().setState(TenantState.New);
-    inFlight.started("pool-w5x6y", 1);
+    inFlight.started(spare);
     assertThat(inFlight.holds("pool-w5x6y")).isTrue();
     routes.write(spare);
     assertThat(requeued).as("only the tenant whose route is its sync's to write after all").containsExactly("pool-w5x6y");
