@@ -6,6 +6,7 @@ import io.tenantry.controller.cache.ClusterView;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -59,7 +60,7 @@ public final class RoutesInFlight {
     tenants.put(bound.getMetadata().getName(), new Entry(bound));
   }
 
-  /** The tenant's route was written: held until the cache shows it, at most {@code unseen}. */
+  /** The tenant's route was written: held until the cache shows it and the bound Tenant ({@link #expireLater}). */
   public void written(String tenant, List<HasMetadata> routes) {
     Entry entry = tenants.get(tenant);
     if (entry == null) {
@@ -112,7 +113,7 @@ public final class RoutesInFlight {
   /** Whether the cache shows the Tenant as bound or later, or no longer that tenant (deleted, or made again). */
   private boolean tenantCaughtUp(String tenant, Entry entry) {
     Tenant cached = cache.tenant(tenant);
-    return cached == null || !entry.uid.equals(cached.getMetadata().getUid()) || generation(cached) >= entry.generation;
+    return cached == null || !Objects.equals(entry.uid, cached.getMetadata().getUid()) || generation(cached) >= entry.generation;
   }
 
   private static long generation(Tenant tenant) {
