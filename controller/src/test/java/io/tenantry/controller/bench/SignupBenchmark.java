@@ -77,7 +77,8 @@ import java.util.stream.Collectors;
  * HTTPRoute the benchmark writes for one of the newest Ready spares' Service, timed from its
  * create to its first 200 through the same Traefik. As many signups as the burst has clients sent at
  * once, with their peers, on each side (the issue's "32 concurrent signups"), before the rates and
- * again after them, with the routes they left (Traefik's time grows with its routes). Last, a burst
+ * again after them, with the routes they left (Traefik's time grows with its routes), each time after
+ * the edge alone takes as many plain routes at once (their floor). Last, a burst
  * larger than the pool from closed-loop concurrent clients, on each side.
  *
  * <p>Guarded counts (the run exits 1 over any): signups never served, failed (not 200, nor a 503
@@ -196,9 +197,10 @@ public final class SignupBenchmark {
       awaitPoolFull();
       System.out.printf("pool of %d spares built in %.1f s (maxProvisioning %d)%n", settings.pool(),
           (System.nanoTime() - building) / 1e9, MAX_PROVISIONING);
-      // Warm-up, not counted: connections, the JIT, Traefik's first reloads.
+      // Warm-up, not counted: connections, the JIT (signups one by one and at once), Traefik's first reloads.
       List<Signup> peers = new ArrayList<>();
       awaitServed(openLoop(operator, 2, 10, peers));
+      awaitServed(openLoop(operator, AT_ONCE, settings.burstClients(), peers));
       awaitServed(peers);
       removePeers(peers);
       awaitQuiet(operator, List.of());
@@ -234,11 +236,52 @@ public final class SignupBenchmark {
    * after them, since the edge's time to load a route grows with the routes it has (named in the label).
    */
   private void atOnce() throws Exception {
+    edgeAlone();
     for (boolean hold : List.of(true, false)) {
       int routed = admin.resources(HTTPRoute.class).inAnyNamespace().list().getItems().size();
       measured(String.format(Locale.ROOT, "%d at once, %d routes", settings.burstClients(), routed), AT_ONCE,
           settings.burstClients(), hold);
     }
+  }
+
+  /**
+   * The edge's own time for as many new routes at once as the burst has clients: plain HTTPRoutes
+   * for the newest Ready spares' Services, written together while no operator runs, each timed from
+   * its write to its first 200. The floor of the signups at once: what they take beyond it is the
+   * work running meanwhile (the operator's, the API server's, the cluster's), which slows each of
+   * the status writes Traefik makes one after another, one per new route, before it serves any.
+   */
+  private void edgeAlone() throws Exception {
+    List<Signup> peers = new ArrayList<>();
+    List<java.util.concurrent.Future<?>> calls = new ArrayList<>();
+    int routed = admin.resources(HTTPRoute.class).inAnyNamespace().list().getItems().size();
+    List<String> namespaces = tracker.readySpares().stream()
+        .sorted(java.util.Comparator.comparing((Tenant t) -> t.getMetadata().getCreationTimestamp()).reversed())
+        .map(t -> t.getStatus().getNamespace()).limit(settings.burstClients()).toList();
+    long t0 = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
+    for (String namespace : namespaces) {
+      Signup peer = new Signup("edge-" + sequence, false);
+      peer.namespace = namespace;
+      peer.host = "peer-" + sequence++ + ".peer.bench";
+      peer.start = t0;
+      peers.add(peer);
+      calls.add(callers.submit(() -> {
+        LockSupport.parkNanos(peer.start - System.nanoTime());
+        return writePeer(peer);
+      }));
+    }
+    for (java.util.concurrent.Future<?> call : calls) {
+      call.get();
+    }
+    awaitServed(peers);
+    Milestone served = Milestone.of(peers, s -> s.served);
+    String label = String.format(Locale.ROOT, "%d at once, %d routes", peers.size(), routed);
+    System.out.printf(Locale.ROOT, "| %s | edge alone: plain routes, no operator | %d | | | | | | %s | %s | | | %s | %d | | | | |%n", label,
+        peers.size(), Milestone.of(peers, s -> tracker.written(s.namespace, "peer")), Milestone.of(peers, s -> tracker.accepted(s.namespace, "peer")),
+        served, served.missing());
+    summary.add(String.format(Locale.ROOT, "%s, edge alone (plain routes, no operator): first 200 p50 %.0f ms, p99 %.0f ms", label,
+        served.ms(0.5), served.ms(0.99)));
+    removePeers(peers);
   }
 
   /** {@code count} signups at {@code rate} on one side, from a full pool, printed as a row and summed up. */
@@ -328,13 +371,7 @@ public final class SignupBenchmark {
         peer.host = "peer-" + sequence++ + ".peer.bench";
         peer.start = System.nanoTime();
         peers.add(peer);
-        calls.add(callers.submit(() -> {
-          admin.resources(HTTPRoute.class).inNamespace(peer.namespace).resource(peerRoute(peer)).create();
-          peer.answered = System.nanoTime();
-          peer.code = 200;
-          probe(peer);
-          return null;
-        }));
+        calls.add(callers.submit(() -> writePeer(peer)));
       }
     }
     for (java.util.concurrent.Future<?> call : calls) {
@@ -440,6 +477,15 @@ public final class SignupBenchmark {
       admin.resources(HTTPRoute.class).inNamespace(s.namespace).withName("peer").delete();
       tracker.forgetRoute(s.namespace, "peer");
     }
+  }
+
+  /** Writes the peer's plain HTTPRoute, then probes its host until its namespace answers. */
+  private Void writePeer(Signup peer) {
+    admin.resources(HTTPRoute.class).inNamespace(peer.namespace).resource(peerRoute(peer)).create();
+    peer.answered = System.nanoTime();
+    peer.code = 200;
+    probe(peer);
+    return null;
   }
 
   private HTTPRoute peerRoute(Signup s) {
