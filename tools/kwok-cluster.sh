@@ -5,7 +5,10 @@
 # kube-controller-manager's hostPath provisioner binds PVCs of the default StorageClass, so a
 # StatefulSet's volumeClaimTemplates are served by the real PV controller. A database pod created
 # before its claim is bound is unschedulable until then; the scheduler retries such pods after 10 s
-# at the latest (its default, 5 minutes, once held a test's database pod for 3 minutes). The pods' lifecycle is
+# at the latest (its default, 5 minutes, once held a test's database pod for 3 minutes). Both run
+# without leader election: there is one of each, and under a benchmark's load a missed lease renewal
+# made the controller-manager exit (kwokctl does not restart it), so no pod was made after it.
+# The pods' lifecycle is
 # tools/kwok-pod-stages.yaml (kwokctl's global --config, copied into the cluster's kwok.yaml for the
 # kwok controller): kwok's fast stages, plus a Job pod whose first container runs `false` fails.
 #
@@ -47,6 +50,8 @@ up() {
     return
   fi
   "$kwokctl" delete cluster --name "$name" >/dev/null 2>&1 || true
+  # kwokctl 0.7.0 indexes a repeated component's patch by the flag's position, so each component's
+  # first --extra-args must come before any repeat (else it panics: index out of range).
   "$kwokctl" create cluster --name "$name" --runtime binary \
     --config "$here/kwok-pod-stages.yaml" \
     --kubeconfig "" \
@@ -55,10 +60,12 @@ up() {
     --kube-scheduler-binary "$k8s_dir/kube-scheduler" \
     --etcd-binary "$k8s_dir/etcd" \
     --kwok-controller-binary "$cache/bin/kwok" \
+    --extra-args "kube-apiserver=service-cluster-ip-range=10.96.0.0/16" \
+    --extra-args "kube-scheduler=leader-elect=false" \
+    --extra-args "kube-controller-manager=leader-elect=false" \
+    --extra-args "kube-scheduler=pod-max-in-unschedulable-pods-duration=10s" \
     --extra-args "kube-controller-manager=enable-hostpath-provisioner=true" \
     --extra-args "kube-controller-manager=horizontal-pod-autoscaler-sync-period=2s" \
-    --extra-args "kube-apiserver=service-cluster-ip-range=10.96.0.0/16" \
-    --extra-args "kube-scheduler=pod-max-in-unschedulable-pods-duration=10s" \
     --disable-qps-limits \
     --wait 120s >&2
   # kwok's node template advertises cpu, memory and pods only; pods that request ephemeral storage
