@@ -79,8 +79,9 @@ public final class AllocationService implements AutoCloseable {
         Duration.ofSeconds(settings.retryAfterSeconds()), settings.holdDuringSignupBursts(),
         ServingProbe.at(settings.servingProbeAddress()), registry);
     String token = readToken(Path.of(settings.tokenFile()));
+    // Half the listener's threads may wait for serving: the other half stay free for signups.
     AllocationApi api = new AllocationApi(new MeasuredAllocations(allocator, registry), token,
-        settings.maxRequestBytes(), settings.defaultPool());
+        settings.maxRequestBytes(), settings.defaultPool(), Math.max(1, config.httpThreads() / 2));
     return new Parts(directory, allocator, api, token);
   }
 

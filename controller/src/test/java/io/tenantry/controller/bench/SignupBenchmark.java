@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRoute;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRouteBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.tenantry.api.SignupPause;
 import io.tenantry.api.v1alpha1.AppRoute;
 import io.tenantry.api.v1alpha1.AppSpec;
 import io.tenantry.api.v1alpha1.SparePool;
@@ -72,7 +73,8 @@ import java.util.stream.Collectors;
  * status URL asked with {@code ?wait=10s} (what a signup service does before it sends its customer
  * on) said serving, with whether the URL served right then; the writes the API server took and the
  * Datastore calls, per signup, counted from the first signup until the cluster is quiet (queues
- * empty, work due within 15 s included, every allocation recorded, the pool full again); and
+ * empty, work due within 15 s included unless nothing was written for 30 s, every allocation
+ * recorded, the pool full again); and
  * whether the pool ran dry (a 503). Side by side, with every fourth signup, the peer: a plain
  * HTTPRoute the benchmark writes for one of the newest Ready spares' Service, timed from its
  * create to its first 200 through the same Traefik. As many signups as the burst has clients sent at
@@ -87,7 +89,9 @@ import java.util.stream.Collectors;
  *
  * <p>Arguments, all optional: rates per second (comma-separated, default 2,5,10), seconds per rate
  * (120), the pool's buffer (400), concurrent clients of the burst (32), Traefik's
- * providersThrottleDuration (100ms; Traefik's default is 2s). Run with tools/bench-signup.sh, which
+ * providersThrottleDuration (100ms; Traefik's default is 2s), its Gateway provider's throttleDuration
+ * (0s, Traefik's default: the provider builds its configuration again as soon as anything it watches
+ * changes). Run with tools/bench-signup.sh, which
  * makes the pods' addresses local to this machine; CI runs {@code 2 10 20 8}.
  */
 public final class SignupBenchmark {
@@ -97,6 +101,8 @@ public final class SignupBenchmark {
   private static final int MAX_PROVISIONING = 100;
   private static final long SERVE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
   private static final long PROBE_MILLIS = 25;
+  /** No write for three times the longest a signup holds its tenant's work: what is still due writes nothing. */
+  private static final Duration SETTLED_FOR = SignupPause.MAX_HOLD.multipliedBy(3);
   /** A rate at which signups leave together: a microsecond apart. */
   private static final double AT_ONCE = 1e6;
   /**
@@ -110,7 +116,7 @@ public final class SignupBenchmark {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final java.util.regex.Pattern BACKGROUND = java.util.regex.Pattern.compile(" (leases|nodes)(/|$)");
 
-  private record Settings(List<Double> rates, int seconds, int pool, int burstClients, String throttle) {
+  private record Settings(List<Double> rates, int seconds, int pool, int burstClients, String throttle, String watchThrottle) {
   }
 
   public static void main(String[] args) {
@@ -119,7 +125,8 @@ public final class SignupBenchmark {
         args.length > 1 ? Integer.parseInt(args[1]) : 120,
         args.length > 2 ? Integer.parseInt(args[2]) : 400,
         args.length > 3 ? Integer.parseInt(args[3]) : 32,
-        args.length > 4 ? args[4] : "100ms");
+        args.length > 4 ? args[4] : "100ms",
+        args.length > 5 ? args[5] : "0s");
     ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME))
         .setLevel(ch.qos.logback.classic.Level.WARN);
     System.setProperty("http.maxConnections", "64");
@@ -135,7 +142,7 @@ public final class SignupBenchmark {
       Crds.install(admin, SparePool.class.getResource("/META-INF/fabric8/sparepools.tenantry.io-v1.yml"));
       Crds.installGatewayApi(admin);
       SignupTracker tracker = new SignupTracker(admin, POOL);
-      try (TrafficEdge edge = new TrafficEdge(cluster, admin, TrafficEdge.nodesFor(tenants), settings.throttle(),
+      try (TrafficEdge edge = new TrafficEdge(cluster, admin, TrafficEdge.nodesFor(tenants), settings.throttle(), settings.watchThrottle(),
           tracker::identitySeen)) {
         new SignupBenchmark(cluster, admin, edge, tracker, emulator, settings, guards).run();
         exit = 0;
@@ -562,20 +569,25 @@ public final class SignupBenchmark {
   }
 
   /**
-   * Until the cluster is quiet: every signup's allocation recorded, the operator's queues empty
-   * with nothing due within 15 s, the pool full, and no write to the API server for 2 s.
+   * Until the cluster is quiet: every signup's allocation recorded, the operator's queues empty, the
+   * pool full, no write to the API server for 2 s, and nothing due within 15 s, or no write for
+   * {@link #SETTLED_FOR} (what a refill leaves due is each new spare's rollout deadline, a wake-up that
+   * finds it converged and writes nothing, up to 10 minutes later).
    */
   private void awaitQuiet(RunningOperator operator, List<Signup> signups) throws InterruptedException {
     Operator.Parts parts = operator.parts;
     double last = -1;
     long started = System.nanoTime();
+    long settledSince = Long.MAX_VALUE;
     for (int round = 1; System.nanoTime() - started < TimeUnit.MINUTES.toNanos(30); round++) {
       double writes = counts().writes();
       long unrecorded = signups.stream().filter(s -> s.code == 200 && tracker.recorded(s.tenant) == 0).count();
       int queued = parts.queue().len() + parts.poolQueue().len() + parts.workers().inProgress() + parts.poolWorkers().inProgress();
       int due = parts.queue().dueWithin(Duration.ofSeconds(15)) + parts.poolQueue().dueWithin(Duration.ofSeconds(15));
       int ready = tracker.readySpares().size();
-      if (writes == last && unrecorded == 0 && queued == 0 && due == 0 && ready >= settings.pool()) {
+      boolean settled = writes == last && unrecorded == 0 && queued == 0 && ready >= settings.pool();
+      settledSince = !settled ? Long.MAX_VALUE : Math.min(settledSince, System.nanoTime());
+      if (settled && (due == 0 || System.nanoTime() - settledSince >= SETTLED_FOR.toNanos())) {
         return;
       }
       if (round % 15 == 0) {

@@ -57,13 +57,16 @@ final class TrafficEdge implements AutoCloseable {
   /**
    * Makes {@code nodes} kwok nodes, Traefik's GatewayClass and the shared
    * Gateway "tenantry", starts the backend and Traefik ({@code throttle}: its
-   * providersThrottleDuration, how long it waits after a change before it reloads).
+   * providersThrottleDuration, how long it waits after a change before it reloads;
+   * {@code watchThrottle}: its Gateway provider's throttleDuration, how long that provider waits
+   * after building the configuration before it builds it again for the next watched change).
    *
    * The cluster must serve the Gateway API already ({@code Crds.installGatewayApi}).
    *
    * @param identitySeen called with (namespace, organization) whenever an identity ConfigMap is seen
    */
-  TrafficEdge(TestCluster cluster, KubernetesClient admin, int nodes, String throttle, BiConsumer<String, String> identitySeen)
+  TrafficEdge(TestCluster cluster, KubernetesClient admin, int nodes, String throttle, String watchThrottle,
+      BiConsumer<String, String> identitySeen)
       throws IOException {
     this.admin = admin;
     backend = HttpServer.create(new InetSocketAddress(0), 256);
@@ -89,7 +92,7 @@ final class TrafficEdge implements AutoCloseable {
       organizationByNamespace.put(cm.getMetadata().getNamespace(), organization);
       identitySeen.accept(cm.getMetadata().getNamespace(), organization);
     }), 0);
-    traefik = startTraefik(cluster, throttle);
+    traefik = startTraefik(cluster, throttle, watchThrottle);
   }
 
   /** The Gateway's listener, host:port: where the operator's serving probe asks. */
@@ -127,6 +130,12 @@ final class TrafficEdge implements AutoCloseable {
 
   @Override
   public void close() throws InterruptedException {
+    // What the edge cost, beside what it served: its configuration is built again on every change it watches.
+    ProcessHandle.Info info = traefik.info();
+    if (info.totalCpuDuration().isPresent() && info.startInstant().isPresent()) {
+      System.out.printf("Traefik's CPU time over the run: %.1f s in %.1f s%n", info.totalCpuDuration().get().toMillis() / 1000.0,
+          java.time.Duration.between(info.startInstant().get(), java.time.Instant.now()).toMillis() / 1000.0);
+    }
     traefik.destroy();
     traefik.waitFor();
     pods.close();
@@ -182,7 +191,7 @@ final class TrafficEdge implements AutoCloseable {
         """.formatted(EDGE_NAMESPACE, gatewayPort);
   }
 
-  private Process startTraefik(TestCluster cluster, String throttle) throws IOException {
+  private Process startTraefik(TestCluster cluster, String throttle, String watchThrottle) throws IOException {
     Path binary = TestBinaries.locate().cacheDir().resolve("bin").resolve("traefik");
     if (!Files.isExecutable(binary)) {
       throw new IllegalStateException(binary + " is missing: run tools/build-test-binaries.sh");
@@ -194,11 +203,13 @@ final class TrafficEdge implements AutoCloseable {
         "--entryPoints.web.address=127.0.0.1:" + gatewayPort,
         "--providers.kubernetesGateway=true",
         "--providers.providersThrottleDuration=" + throttle,
+        "--providers.kubernetesGateway.throttleDuration=" + watchThrottle,
         "--global.checkNewVersion=false", "--global.sendAnonymousUsage=false",
         "--log.level=WARN")
         .redirectErrorStream(true).redirectOutput(log.toFile());
     builder.environment().put("KUBECONFIG", kubeconfig.toString());
-    System.out.println("Traefik on 127.0.0.1:" + gatewayPort + " (providersThrottleDuration " + throttle + "), log " + log);
+    System.out.println("Traefik on 127.0.0.1:" + gatewayPort + " (providersThrottleDuration " + throttle
+        + ", kubernetesGateway.throttleDuration " + watchThrottle + "), log " + log);
     return builder.start();
   }
 

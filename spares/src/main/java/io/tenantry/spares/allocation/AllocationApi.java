@@ -24,6 +24,7 @@ import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.concurrent.Semaphore;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.eclipse.jetty.io.Content;
@@ -41,7 +42,10 @@ import org.slf4j.LoggerFactory;
  *  "subdomain": "acme"}</pre>
  * ({@code pool} and {@code subdomain} optional). {@code GET /v1/allocations/<requestId>} answers what
  * the request id received, as its POST did, or 404. Both take {@code ?wait=5s} (at most 30 s): the
- * answer waits up to that long for the tenant to serve at its URL. Answers, always JSON:
+ * answer waits up to that long for the tenant to serve at its URL. A waiting answer holds one of the
+ * listener's threads, so at most {@code maxWaiting} answers wait at once; beyond that an answer comes
+ * at once, {@code serving} as it is then, and the caller asks {@code status} again: signups are never
+ * refused for want of a thread while earlier customers' waits hold them all. Answers, always JSON:
  * <ul>
  *   <li>200 {@code {"requestId", "tenant", "namespace", "cluster", "organization", "email", "allocatedAt", "url",
  *       "serving", "status"}}, the same for every retry of the request id, whatever subdomain the retry
@@ -74,21 +78,27 @@ public final class AllocationApi extends Handler.Abstract {
   private final byte[] token;
   private final int maxBodyBytes;
   private final String defaultPool;
+  private final Semaphore waiting;
 
   /**
    * @param allocator what serves a request once it is accepted: in the operator, the {@link Allocator}
    * @param token the bearer token callers must present
    * @param maxBodyBytes the largest body read; a larger one is refused with 413
    * @param defaultPool the pool of requests that name none
+   * @param maxWaiting how many answers may wait for serving at once (fewer than the listener's threads)
    */
-  public AllocationApi(Allocations allocator, String token, int maxBodyBytes, String defaultPool) {
+  public AllocationApi(Allocations allocator, String token, int maxBodyBytes, String defaultPool, int maxWaiting) {
     if (token == null || token.isBlank()) {
       throw new IllegalArgumentException("allocation token must not be empty");
+    }
+    if (maxWaiting < 1) {
+      throw new IllegalArgumentException("maxWaiting must be at least 1");
     }
     this.allocator = allocator;
     this.token = token.strip().getBytes(StandardCharsets.UTF_8);
     this.maxBodyBytes = maxBodyBytes;
     this.defaultPool = defaultPool;
+    this.waiting = new Semaphore(maxWaiting);
   }
 
   /** One request being answered: it is answered exactly once, by {@link #respond}. */
@@ -278,11 +288,20 @@ public final class AllocationApi extends Handler.Abstract {
     }
   }
 
-  /** The answer's body, {@code serving} after waiting up to {@code wait} for it. */
+  /** The answer's body, {@code serving} after waiting up to {@code wait} for it while a wait is free. */
   private ObjectNode body(Allocated allocated, Duration wait) {
     Allocation allocation = allocated.allocation();
     String url = allocated.url();
-    boolean serving = allocator.awaitServing(allocation, wait);
+    boolean serving;
+    if (!wait.isZero() && waiting.tryAcquire()) {
+      try {
+        serving = allocator.awaitServing(allocation, wait);
+      } finally {
+        waiting.release();
+      }
+    } else {
+      serving = allocator.awaitServing(allocation, Duration.ZERO);
+    }
     ObjectNode node = JSON.createObjectNode();
     node.put("requestId", allocation.requestId());
     node.put("tenant", allocation.tenant());

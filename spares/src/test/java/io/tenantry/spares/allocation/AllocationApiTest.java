@@ -30,12 +30,16 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Stream;
 import org.eclipse.jetty.server.Server;
@@ -57,6 +61,7 @@ class AllocationApiTest {
 
   private static final String TOKEN = "s3cret-token";
   private static final int MAX_BODY = 256;
+  private static final int MAX_WAITING = 2;
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String VALID = "{\"requestId\":\"signup-1\",\"organization\":\"Initech\",\"email\":\"ops@initech.example\"}";
   private static final Allocation ALLOCATION = new Allocation("signup-1", "Initech", "ops@initech.example", "default-x7k2p",
@@ -66,6 +71,9 @@ class AllocationApiTest {
   private final List<AllocationRequest> received = new CopyOnWriteArrayList<>();
   private final List<Duration> waits = new CopyOnWriteArrayList<>();
   private volatile boolean serving;
+  /** Counted down by each answer that starts waiting; the waits end when {@link #servingArrives} opens (at once unless a test closes it). */
+  private volatile CountDownLatch waiting = new CountDownLatch(0);
+  private volatile CountDownLatch servingArrives = new CountDownLatch(0);
   private volatile Function<AllocationRequest, AllocationOutcome> answer = r -> new Allocated(ALLOCATION, URL, false);
   private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
       .connectTimeout(Duration.ofSeconds(5)).build();
@@ -89,6 +97,10 @@ class AllocationApiTest {
       @Override
       public boolean awaitServing(Allocation allocation, Duration wait) {
         waits.add(wait);
+        if (!wait.isZero()) {
+          waiting.countDown();
+          await(servingArrives);
+        }
         return serving;
       }
     };
@@ -96,13 +108,14 @@ class AllocationApiTest {
     ServerConnector connector = new ServerConnector(server);
     connector.setHost(InetAddress.getLoopbackAddress().getHostAddress());
     server.addConnector(connector);
-    server.setHandler(new AllocationApi(stub, TOKEN, MAX_BODY, "default"));
+    server.setHandler(new AllocationApi(stub, TOKEN, MAX_BODY, "default", MAX_WAITING));
     server.start();
     base = URI.create("http://127.0.0.1:" + connector.getLocalPort());
   }
 
   @AfterEach
   void stop() throws Exception {
+    servingArrives.countDown();
     server.stop();
   }
 
@@ -141,6 +154,10 @@ class AllocationApiTest {
   }
 
   private HttpResponse<String> send(Call call) throws Exception {
+    return client.send(request(call), BodyHandlers.ofString());
+  }
+
+  private HttpRequest request(Call call) {
     HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(call.path())).timeout(Duration.ofSeconds(5))
         .method(call.method(), call.body());
     if (call.authorization() != null) {
@@ -149,7 +166,15 @@ class AllocationApiTest {
     if (call.contentType() != null) {
       request.header("Content-Type", call.contentType());
     }
-    return client.send(request.build(), BodyHandlers.ofString());
+    return request.build();
+  }
+
+  private static void await(CountDownLatch latch) {
+    try {
+      latch.await(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /** A valid request whose body is exactly {@code size} bytes long. */
@@ -267,6 +292,32 @@ class AllocationApiTest {
     assertThat(response.statusCode()).isEqualTo(200);
     assertThat(JSON.readTree(response.body()).get("serving").asBoolean()).isTrue();
     assertThat(waits).containsExactly(Duration.ofMillis(2500));
+  }
+
+  @Test
+  void pastMaxWaitingAnswersComeAtOnceSoWaitsNeverHoldEveryThreadFromSignups() throws Exception {
+    waiting = new CountDownLatch(MAX_WAITING);
+    servingArrives = new CountDownLatch(1);
+    String status = AllocationApi.PATH + "/signup-1?wait=30s";
+    List<CompletableFuture<HttpResponse<String>>> held = new ArrayList<>();
+    for (int i = 0; i < MAX_WAITING; i++) {
+      held.add(client.sendAsync(request(Call.post(VALID).method("GET").path(status)), BodyHandlers.ofString()));
+    }
+    assertThat(waiting.await(5, TimeUnit.SECONDS)).as("every wait the budget allows is waiting").isTrue();
+
+    HttpResponse<String> past = send(Call.post(VALID).method("GET").path(status));
+    HttpResponse<String> signup = send(Call.post(VALID).path(AllocationApi.PATH + "?wait=30s"));
+
+    assertThat(past.statusCode()).isEqualTo(200);
+    assertThat(JSON.readTree(past.body()).get("serving").asBoolean()).as("as it is now").isFalse();
+    assertThat(signup.statusCode()).isEqualTo(200);
+    assertThat(held).noneMatch(CompletableFuture::isDone);
+    serving = true;
+    servingArrives.countDown();
+    for (CompletableFuture<HttpResponse<String>> answer : held) {
+      assertThat(JSON.readTree(answer.get(5, TimeUnit.SECONDS).body()).get("serving").asBoolean()).isTrue();
+    }
+    assertThat(waits).filteredOn(Duration::isZero).as("the two past the budget looked once").hasSize(2);
   }
 
   @Test
@@ -456,7 +507,7 @@ class AllocationApiTest {
   @Test
   void anEmptyTokenIsRefusedAtConstruction() {
     assertThatThrownBy(() -> new AllocationApi(new Allocator(new InMemoryFleetRecords(), new InMemorySpareSources(),
-        TenantUrls.OFF, Clock.systemUTC(), Duration.ofSeconds(1), true, ServingProbe.NONE, new SimpleMeterRegistry()), " ", MAX_BODY, "default"))
+        TenantUrls.OFF, Clock.systemUTC(), Duration.ofSeconds(1), true, ServingProbe.NONE, new SimpleMeterRegistry()), " ", MAX_BODY, "default", MAX_WAITING))
         .isInstanceOf(IllegalArgumentException.class);
   }
 }
