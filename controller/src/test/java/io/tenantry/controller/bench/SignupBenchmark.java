@@ -126,7 +126,7 @@ public final class SignupBenchmark {
         args.length > 2 ? Integer.parseInt(args[2]) : 400,
         args.length > 3 ? Integer.parseInt(args[3]) : 32,
         args.length > 4 ? args[4] : "100ms",
-        args.length > 5 ? args[5] : "0s");
+        args.length > 5 ? args[5] : "100ms");
     ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME))
         .setLevel(ch.qos.logback.classic.Level.WARN);
     System.setProperty("http.maxConnections", "64");
