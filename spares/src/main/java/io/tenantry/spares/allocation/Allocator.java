@@ -80,6 +80,13 @@ public final class Allocator implements Allocations, AutoCloseable {
   private static final int MAX_CANDIDATES = 8;
   /** How often {@link #awaitServing} looks at the bound tenant again. */
   private static final Duration SERVING_POLL = Duration.ofMillis(20);
+  /**
+   * How often this process stamps one pool's shortage. The surge a stamp starts lasts minutes; without
+   * this, every signup a dry pool answers 503 would write the SparePool again (and wake its
+   * reconciler), and a burst's clients retrying would add those writes to an API server already
+   * behind.
+   */
+  static final Duration SHORTAGE_STAMP_INTERVAL = Duration.ofSeconds(5);
   /** How long an answer is kept in memory for retries the informer cache may not show yet. */
   private static final Duration RECENT = Duration.ofMinutes(1);
   private static final Comparator<Tenant> LONGEST_STANDING =
@@ -106,6 +113,8 @@ public final class Allocator implements Allocations, AutoCloseable {
   private final Map<String, CompletableFuture<AllocationOutcome>> serving = new ConcurrentHashMap<>();
   /** Answers given in the last minute, by request id, for retries the cache does not show yet. */
   private final Map<String, Allocation> recent = new ConcurrentHashMap<>();
+  /** When this process last stamped a pool's shortage (or is stamping it), by cluster and pool. */
+  private final Map<PoolKey, Instant> shortageStamped = new ConcurrentHashMap<>();
   /** Signups naming a hostname, by hostname: one at a time in this process, so each sees the claim before it. */
   private final Map<String, CompletableFuture<Void>> claiming = new ConcurrentHashMap<>();
 
@@ -136,6 +145,9 @@ public final class Allocator implements Allocations, AutoCloseable {
 
   /** A spare of one cluster: what the picker looks up for every Ready spare, so no string is built for it. */
   private record SpareKey(String cluster, String tenant) {
+  }
+
+  private record PoolKey(String cluster, String pool) {
   }
 
   private record Candidate(SpareSource cluster, String tenant, String uid, String namespace, String resourceVersion) {
@@ -453,7 +465,7 @@ public final class Allocator implements Allocations, AutoCloseable {
     }
     boolean known = false;
     for (SpareSource cluster : directory.clusters()) {
-      known |= cluster.signalShortage(pool, now());
+      known |= stampShortage(cluster, pool);
     }
     if (!known) {
       return new UnknownPool(pool);
@@ -461,6 +473,36 @@ public final class Allocator implements Allocations, AutoCloseable {
     LOG.info("no Ready spare; pool told to grow {}", kv("pool", pool));
     return new NoSpare(pool, retryAfter, "no Ready spare in pool " + pool + "; the pool is growing, retry after "
         + retryAfter.toSeconds() + "s");
+  }
+
+  /**
+   * Stamps the pool's shortage on the cluster, at most once per {@link #SHORTAGE_STAMP_INTERVAL} from
+   * this process; false when the cluster has no such pool. Within the interval (the stamp's write in
+   * flight included) the pool counts as known: a pool deleted meanwhile is answered 503, not 404.
+   */
+  private boolean stampShortage(SpareSource cluster, String pool) {
+    PoolKey key = new PoolKey(cluster.name(), pool);
+    Instant now = now();
+    boolean[] mine = {false};
+    shortageStamped.compute(key, (k, last) -> {
+      if (last != null && now.isBefore(last.plus(SHORTAGE_STAMP_INTERVAL))) {
+        return last;
+      }
+      mine[0] = true;
+      return now;
+    });
+    if (!mine[0]) {
+      return true; // Stamped within the interval by an earlier request.
+    }
+    boolean known = false;
+    try {
+      known = cluster.signalShortage(pool, now);
+      return known;
+    } finally {
+      if (!known) {
+        shortageStamped.remove(key, now); // Not stamped: the next request tries again.
+      }
+    }
   }
 
   /**

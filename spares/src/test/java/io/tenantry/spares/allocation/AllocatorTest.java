@@ -19,6 +19,7 @@ import io.tenantry.spares.fleet.TenantRef;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -241,6 +242,46 @@ class AllocatorTest {
       assertThat(sources.cluster(allocation.cluster()).orElseThrow().boundOnServer(allocation.tenant()))
           .as("what the cluster holds").isEqualTo(allocation);
     }
+  }
+
+  @Test
+  void aDryPoolIsStampedOncePerIntervalHoweverManySignupsFindItEmpty() {
+    InMemorySpareCluster c1 = cluster("c1", "default");
+    AtomicReference<Instant> now = new AtomicReference<>(NOW);
+    Clock clock = new Clock() {
+      @Override
+      public Instant instant() {
+        return now.get();
+      }
+
+      @Override
+      public ZoneOffset getZone() {
+        return ZoneOffset.UTC;
+      }
+
+      @Override
+      public Clock withZone(ZoneId zone) {
+        throw new UnsupportedOperationException();
+      }
+    };
+    Allocator allocator = new Allocator(records, sources, URLS, clock, RETRY_AFTER, true, ServingProbe.NONE, registry);
+    allocators.add(allocator);
+
+    List<String> answers = new ArrayList<>();
+    for (Duration at : List.of(Duration.ZERO, Duration.ZERO, Duration.ofMillis(4999), Allocator.SHORTAGE_STAMP_INTERVAL,
+        Duration.ofSeconds(6))) {
+      now.set(NOW.plus(at));
+      answers.add(describe(allocator.allocate(request("signup-" + answers.size()))));
+    }
+
+    assertThat(answers).as("every signup is told the pool is growing").hasSize(5)
+        .allMatch(a -> a.startsWith("no spare, retry after " + RETRY_AFTER.toSeconds() + "s: no Ready spare in pool default"));
+    assertThat(c1.shortages()).as("one stamp per interval, however many signups").containsExactly(
+        "default@" + NOW, "default@" + NOW.plus(Allocator.SHORTAGE_STAMP_INTERVAL));
+    assertThat(describe(allocator.allocate(request("signup-other-pool", "missing")))).as("an unknown pool, stamped nothing")
+        .isEqualTo("unknown pool missing");
+    assertThat(describe(allocator.allocate(request("signup-other-pool-again", "missing"))))
+        .as("nor remembered as known").isEqualTo("unknown pool missing");
   }
 
   @Test
