@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.Serialization;
@@ -41,14 +42,25 @@ public final class Applier implements ObjectWriter {
     this.deletes = Counter.builder("tenantry.apply.deletes").description("Owned objects deleted").register(registry);
   }
 
-  /** Whether {@code cached} (may be null) already has every field of {@code desired}. */
+  /**
+   * Whether {@code cached} (may be null) already has every field of {@code desired}; a Service's
+   * selector exactly, as a key too many (a spare's gate, {@code routing.SpareGate}) changes which
+   * pods it reaches.
+   */
   public static boolean upToDate(HasMetadata desired, HasMetadata cached) {
     if (cached == null) {
+      return false;
+    }
+    if (desired instanceof Service want && cached instanceof Service have && !selector(want).equals(selector(have))) {
       return false;
     }
     JsonNode want = JSON.valueToTree(desired);
     JsonNode have = JSON.valueToTree(cached);
     return OwnedFields.covered(want, have);
+  }
+
+  private static Map<String, String> selector(Service service) {
+    return service.getSpec() == null || service.getSpec().getSelector() == null ? Map.of() : service.getSpec().getSelector();
   }
 
   /**

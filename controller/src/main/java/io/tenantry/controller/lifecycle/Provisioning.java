@@ -43,6 +43,7 @@ import io.tenantry.controller.rollout.RolloutDecision.StillDegraded;
 import io.tenantry.controller.rollout.RolloutGate;
 import io.tenantry.controller.routing.RouteModel;
 import io.tenantry.controller.routing.RoutesInFlight;
+import io.tenantry.controller.routing.SpareGate;
 import io.tenantry.controller.routing.TenantRouting;
 import io.tenantry.controller.secrets.TemplateState;
 import io.tenantry.controller.secrets.TenantSecrets;
@@ -121,7 +122,7 @@ public final class Provisioning {
     }
     TenantRouting.Routes routes = routing.of(ctx, cache);
     Outcome outcome = reconcile(ctx, workloads, routes);
-    if (routes.conflicts() && outcome.next().requeueAfter() == null && !outcome.next().backoff()) {
+    if (routes.claimAgain() && outcome.next().requeueAfter() == null && !outcome.next().backoff()) {
       // A lost hostname is asked for again now and then: it is won once its holder lets it go.
       return new Outcome(outcome.status(), SyncResult.after(HOSTNAME_RECHECK));
     }
@@ -143,9 +144,9 @@ public final class Provisioning {
         owned.stream().filter(o -> guardrailKeys.contains(ObjectKey.of(o))).toList());
     List<WriteFailure> failures = new ArrayList<>(converger.execute(guardrailPlan, NOTHING));
     Step step = plan(ctx, workloads, routes, owned, guardrailKeys);
-    // A just-bound tenant's route may be on its way from the bind's own thread: written once, by it,
-    // and not deleted by a plan made from the Tenant before its bind.
-    Predicate<HasMetadata> boundRoute = o -> RouteModel.isRoute(o) && boundRoutes.holds(ctx.name());
+    // A just-bound tenant's route and opened Services may be on their way from the bind's own thread:
+    // written once, by it, and not deleted or closed again by a plan made from the Tenant before its bind.
+    Predicate<HasMetadata> boundRoute = o -> SpareGate.writtenOnBind(o) && boundRoutes.holds(ctx.name());
     ChangePlan plan = step.plan();
     plan = new ChangePlan(plan.writes(), plan.deletes().stream().filter(boundRoute.negate()).toList());
     failures.addAll(converger.execute(plan, step.held().or(boundRoute)));
@@ -183,9 +184,9 @@ public final class Provisioning {
     if (pooling instanceof Pooling.Refused refused) {
       return poolerRefused(ctx, workloads, refused, secretsStatus(resolved, apps), routes.status());
     }
-    List<HasMetadata> desired = new ArrayList<>(Pooling.over(
+    List<HasMetadata> desired = new ArrayList<>(routes.gate(ctx, Pooling.over(
         DesiredState.of(ctx, resolved.credentials(), resolved.templates(), workloads, apps.versions(), volumes(ctx)),
-        ((Pooling.Desired) pooling).objects()));
+        ((Pooling.Desired) pooling).objects())));
     desired.removeIf(o -> guardrails.contains(ObjectKey.of(o)));
     desired.addAll(apps.jobs());
     desired.addAll(routes.objects());
@@ -193,6 +194,9 @@ public final class Provisioning {
     kept.addAll(guardrails);
     // Backup Jobs and their Secrets come and go with their backups (TenantBackups), not with the spec.
     owned.stream().filter(TenantBackups::isBackupObject).map(ObjectKey::of).forEach(kept::add);
+    if (routes.keep()) {
+      owned.stream().filter(RouteModel::isRoute).map(ObjectKey::of).forEach(kept::add);
+    }
     ChangePlan plan = Converger.plan(desired, owned, kept);
     SecretsStatus secretsStatus = secretsStatus(resolved, apps);
     if (!apps.failures().isEmpty()) {

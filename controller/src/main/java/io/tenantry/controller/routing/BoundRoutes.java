@@ -13,6 +13,7 @@ import io.tenantry.controller.cache.ClusterView;
 import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.controller.config.Plan;
 import io.tenantry.controller.resources.TenantContext;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
@@ -24,14 +25,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes a just-bound tenant's route from the allocation itself, ahead of the tenant's first sync:
- * the customer's URL serves once the edge has the route, and the sync waits for the bind's watch
- * event, a worker and the tenant's other writes. The route is the one the sync writes
- * ({@link TenantRouting}: the hostnames the tenant holds, claimed first), applied the same way;
- * the sync finds it in place. Given the Tenant as the bind stored it, on the signup's path, so the
- * writes happen on threads of their own. A route not written here (an API server error, a lost
- * hostname) is left to the sync, which reports it. While the write is in flight the tenant's sync
- * leaves the route alone ({@link RoutesInFlight}), so that it is applied once.
+ * Opens a just-bound tenant's way in from the allocation itself, ahead of the tenant's first sync:
+ * the customer's URL serves once the edge has it, and the sync waits for the bind's watch event, a
+ * worker and the tenant's other writes. A spare's route is in place already, gated
+ * ({@link SpareGate}): bound without a subdomain, opening its exposed Services is all there is to
+ * write; with one, its route is rewritten for the new hostname too. What is written is what the
+ * sync writes ({@link TenantRouting}: the hostnames the tenant holds, claimed first; the Services
+ * open), applied the same way; the sync finds it in place. Given the Tenant as the bind stored it,
+ * on the signup's path, so the writes happen on threads of their own. What is not written here (an
+ * API server error, a lost hostname) is left to the sync, which reports it. While the writes are in
+ * flight the tenant's sync leaves those objects alone ({@link RoutesInFlight}), so that they are
+ * applied once.
  */
 public final class BoundRoutes implements Consumer<Tenant>, AutoCloseable {
 
@@ -94,12 +98,15 @@ public final class BoundRoutes implements Consumer<Tenant>, AutoCloseable {
       return "notRouted"; // The sync reports the unknown plan.
     }
     try {
-      List<HasMetadata> routes = routing.of(new TenantContext(bound, config, plan), cache).objects();
-      if (routes.isEmpty()) {
-        return "notRouted"; // No app exposed, or its hostnames held by others: the sync says which.
+      TenantContext ctx = new TenantContext(bound, config, plan);
+      TenantRouting.Routes routes = routing.of(ctx, cache);
+      if (routes.objects().isEmpty() || routes.gated()) {
+        return "notRouted"; // No app exposed, its hostnames held by others (the sync says which), or not bound.
       }
-      List<HasMetadata> cached = routes.stream().map(this::cached).filter(Objects::nonNull).toList();
-      ChangePlan changes = Converger.plan(routes, cached);
+      List<HasMetadata> wayIn = new ArrayList<>(routes.objects());
+      wayIn.addAll(SpareGate.opened(ctx));
+      List<HasMetadata> cached = wayIn.stream().map(this::cached).filter(Objects::nonNull).toList();
+      ChangePlan changes = Converger.plan(wayIn, cached);
       if (changes.isEmpty()) {
         return "inPlace"; // The tenant's sync was first.
       }
@@ -109,7 +116,7 @@ public final class BoundRoutes implements Consumer<Tenant>, AutoCloseable {
             kv("failures", failures));
         return "failed";
       }
-      inFlight.written(bound.getMetadata().getName(), routes);
+      inFlight.written(bound.getMetadata().getName(), wayIn);
       return "written";
     } catch (RuntimeException e) {
       LOG.info("bound tenant's route not written ahead; its sync writes it {} {}", kv("tenant", bound.getMetadata().getName()),

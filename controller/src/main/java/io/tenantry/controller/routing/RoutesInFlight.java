@@ -2,6 +2,7 @@ package io.tenantry.controller.routing;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.tenantry.api.v1alpha1.Tenant;
+import io.tenantry.controller.apply.Applier;
 import io.tenantry.controller.cache.ClusterView;
 import java.time.Duration;
 import java.util.List;
@@ -13,14 +14,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * The bound tenants whose route {@link BoundRoutes} is writing, so that a sync running meanwhile
- * leaves the route alone: the tenant's first sync does not apply it a second time, and a sync
- * planned from the Tenant as it was before its bind (a spare: no route) does not delete it. A
- * tenant is held from the bind until the write fails, or succeeds and the cache shows both the
- * route and the bound Tenant (their watch events queue the tenant again, and that sync finds the
- * route in place). A sync that held the route back gets its tenant queued again when the route
- * was not written after all, or when the cache has not shown it within {@code unseen} (a route
- * deleted before its watch event came), so a held route is never left unwritten.
+ * The bound tenants whose route and opened Services {@link BoundRoutes} is writing (the objects
+ * {@link SpareGate#writtenOnBind} names; "the route" below), so that a sync running meanwhile
+ * leaves them alone: the tenant's first sync does not apply them a second time, and a sync planned
+ * from the Tenant as it was before its bind (a spare: its Services closed, its route for its own
+ * name or none) does not close or delete them. A tenant is held from the bind until the write fails,
+ * or succeeds and the cache shows both the route as written and the bound Tenant (their watch events
+ * queue the tenant again, and that sync finds the route in place). A sync that held the route back
+ * gets its tenant queued again when the route was not written after all, or when the cache has not
+ * shown it within {@code unseen} (a route deleted or changed before its watch event came), so a
+ * held route is never left unwritten.
  */
 public final class RoutesInFlight {
 
@@ -145,7 +148,9 @@ public final class RoutesInFlight {
     return held != null;
   }
 
-  private boolean cached(HasMetadata route) {
-    return cache.get(route.getClass(), route.getMetadata().getNamespace(), route.getMetadata().getName()) != null;
+  /** Whether the cache shows {@code written} as it was written. */
+  private boolean cached(HasMetadata written) {
+    HasMetadata cached = cache.get(written.getClass(), written.getMetadata().getNamespace(), written.getMetadata().getName());
+    return Applier.upToDate(written, cached);
   }
 }

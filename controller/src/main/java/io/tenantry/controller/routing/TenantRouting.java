@@ -25,13 +25,24 @@ import org.slf4j.LoggerFactory;
 /**
  * A tenant's part of the edge: its hostnames are claimed ({@link HostnameClaims}) before any
  * route names them, then routed to its apps while Active, to the paused page while Frozen, and
- * not at all otherwise.
+ * not at all otherwise; a spare's route is written ahead, to Services that select no pod until it
+ * is bound ({@link SpareGate}).
  */
 public final class TenantRouting {
 
-  /** The tenant's route objects and what its status says of them; {@code conflicts}: a hostname is held by another tenant. */
-  public record Routes(List<HasMetadata> objects, RoutingStatus status, boolean conflicts) {
-    static final Routes NONE = new Routes(List.of(), RoutingStatus.NONE, false);
+  /**
+   * The tenant's route objects and what its status says of them. {@code claimAgain}: a hostname is
+   * held by another tenant, or could not be claimed just now. {@code gated}: a spare's, whose
+   * exposed Services stay closed ({@link SpareGate}). {@code keep}: a spare whose hostname could not
+   * be claimed keeps the route it has, neither written nor deleted.
+   */
+  public record Routes(List<HasMetadata> objects, RoutingStatus status, boolean claimAgain, boolean gated, boolean keep) {
+    static final Routes NONE = new Routes(List.of(), RoutingStatus.NONE, false, false, false);
+
+    /** {@code desired} as this tenant's routing wants it: a spare's exposed Services closed. */
+    public List<HasMetadata> gate(TenantContext ctx, List<HasMetadata> desired) {
+      return gated ? SpareGate.closed(ctx, desired) : desired;
+    }
   }
 
   private static final Logger LOG = LoggerFactory.getLogger(TenantRouting.class);
@@ -53,7 +64,7 @@ public final class TenantRouting {
       return Routes.NONE;
     }
     if (state == TenantState.New && isSpare(ctx.tenant())) {
-      claimAhead(ctx.tenant(), routing);
+      return spare(ctx, view, routing);
     }
     if (state != TenantState.Active && state != TenantState.Frozen) {
       return Routes.NONE;
@@ -84,21 +95,34 @@ public final class TenantRouting {
         status = RoutingStatus.of(false, Reason.RouteRefused, refused.get(), urls);
       }
     }
-    return new Routes(objects, status, !heldByOthers.isEmpty());
+    return new Routes(objects, status, !heldByOthers.isEmpty(), false, false);
   }
 
   /**
-   * A spare claims the hostname its name gives it while it waits, never routed: bound without a
-   * subdomain, its first sync finds the claim held and asks no one (with fleet records: an adoption,
-   * a release and a transaction fewer on the customer's path). A claim that fails is left to that sync.
+   * A spare claims the hostname its name gives it while it waits, and has its route written then,
+   * gated ({@link SpareGate}): bound without a subdomain, the edge has had its route for long and
+   * the bind only opens its Services; its first sync finds the claim held and asks no one (with
+   * fleet records: an adoption, a release and a transaction fewer on the customer's path). No
+   * Routed condition while it waits, unless the Gateway refused its route (it would not serve once
+   * bound). A claim that fails keeps the route as it is and is asked again later; the bind then
+   * writes what is missing.
    */
-  private void claimAhead(Tenant spare, OperatorConfig.Routing routing) {
+  private Routes spare(TenantContext ctx, ClusterView view, OperatorConfig.Routing routing) {
+    Tenant spare = ctx.tenant();
+    List<String> wanted = Hostnames.of(spare, routing);
+    Map<String, String> heldByOthers;
     try {
-      claims.claim(spare, Hostnames.of(spare, routing));
+      heldByOthers = claims.claim(spare, wanted);
     } catch (RuntimeException e) {
-      LOG.info("spare's hostname not claimed ahead; its first sync as a tenant claims it {} {}",
+      LOG.info("spare's hostname not claimed ahead; asked again later, or by its first sync as a tenant {} {}",
           kv("tenant", spare.getMetadata().getName()), kv("error", e.toString()));
+      return new Routes(List.of(), RoutingStatus.NONE, true, true, true);
     }
+    List<String> held = wanted.stream().filter(h -> !heldByOthers.containsKey(h)).toList();
+    List<HasMetadata> objects = RouteModel.active(ctx, mode, held);
+    RoutingStatus status = refusal(ctx, view, objects)
+        .map(refused -> RoutingStatus.of(false, Reason.RouteRefused, refused, List.of())).orElse(RoutingStatus.NONE);
+    return new Routes(objects, status, !heldByOthers.isEmpty(), true, false);
   }
 
   private static boolean isSpare(Tenant tenant) {

@@ -5,16 +5,23 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRoute;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRouteStatusBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.tenantry.api.WellKnown;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.controller.config.OperatorConfig.RoutingMode;
 import io.tenantry.controller.queue.SyncResult;
+import io.tenantry.controller.routing.SpareGate;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** A tenant's route through its lifecycle, and hostname claims between tenants of one cluster. */
@@ -60,7 +67,7 @@ class RoutingSyncTest {
     gateway.cluster.removeOwned(route); // As if the tenant were bound just now, its route not written yet.
     gateway.boundRoutes.started(gateway.cluster.tenant("acme"));
     gateway.sync("acme");
-    gateway.boundRoutes.written("acme", List.of(route));
+    gateway.boundRoutes.written("acme", List.of(asWritten(route)));
     gateway.sync("acme"); // Before the route's watch event.
     assertThat(gateway.writes.take()).noneMatch(w -> w.contains("HTTPRoute"));
 
@@ -77,7 +84,7 @@ class RoutingSyncTest {
     HTTPRoute route = gateway.cluster.get(HTTPRoute.class, "tenant-acme", "tenant");
     gateway.cluster.removeOwned(route);
     gateway.boundRoutes.started(gateway.cluster.tenant("acme"));
-    gateway.boundRoutes.written("acme", List.of(route)); // And deleted before its watch event came.
+    gateway.boundRoutes.written("acme", List.of(asWritten(route))); // And deleted before its watch event came.
     gateway.sync("acme");
     assertThat(gateway.writes.take()).noneMatch(w -> w.contains("HTTPRoute"));
 
@@ -97,7 +104,7 @@ class RoutingSyncTest {
     Tenant bound = Serialization.clone(gateway.cluster.tenant("acme"));
     bound.getMetadata().setGeneration(bound.getMetadata().getGeneration() + 1);
     gateway.boundRoutes.started(bound);
-    gateway.boundRoutes.written("acme", List.of(route));
+    gateway.boundRoutes.written("acme", List.of(asWritten(route)));
     gateway.cluster.putOwned(route);
 
     gateway.sync("acme");
@@ -211,15 +218,80 @@ class RoutingSyncTest {
   }
 
   @Test
-  void sparesAndTenantsWithoutRoutingHaveNoRouteAndNoCondition() {
-    Tenant spare = gateway.tenant("spare");
-    gateway.edit("spare", t -> t.getSpec().setState(TenantState.New));
+  void aSparesRouteIsWrittenAheadToServicesThatSelectNoPodAndBindingItOpensThemWithoutTouchingTheRoute() {
+    spare("spare");
+    HTTPRoute route = gateway.cluster.get(HTTPRoute.class, "tenant-spare", "tenant");
+    assertThat(route.getSpec().getHostnames()).containsExactly("spare.tenants.example.com");
+    assertThat(selector("spare")).containsEntry(SpareGate.LABEL, "until-bound");
+    Tenant waiting = gateway.cluster.tenant("spare");
+    assertThat(waiting.getStatus().getConditions()).as("not routed, and not failing").extracting(Condition::getType)
+        .doesNotContain("Routed");
+    assertThat(waiting.getStatus().getUrls()).isNull();
     gateway.sync("spare");
+    assertThat(gateway.writes.take()).as("a converged spare costs nothing").isEmpty();
+
+    gateway.edit("spare", t -> t.getSpec().setState(TenantState.Active));
     gateway.sync("spare");
-    assertThat(gateway.cluster.get(HTTPRoute.class, "tenant-spare", "tenant")).isNull();
-    assertThat(spare.getSpec()).isNotNull();
+    assertThat(gateway.writes.take()).contains("apply Service tenant-spare/app-web").noneMatch(w -> w.contains("HTTPRoute"));
+    assertThat(selector("spare")).doesNotContainKey(SpareGate.LABEL);
+    assertThat(routed(gateway.cluster.tenant("spare"))).isEqualTo("True Routed routed to web by HTTPRoute tenant");
+  }
+
+  @Test
+  void aSyncPlannedFromTheSpareWhileItsBindOpensItsServicesDoesNotCloseThemAgain() {
+    spare("spare");
+    Tenant asSpare = gateway.cluster.tenant("spare");
+    Tenant bound = gateway.edit("spare", t -> t.getSpec().setState(TenantState.Active));
+    gateway.boundRoutes.started(bound);
+    Service opened = gateway.cluster.putOwned(new ServiceBuilder(gateway.cluster.get(Service.class, "tenant-spare", "app-web"))
+        .editSpec().removeFromSelector(SpareGate.LABEL).endSpec().build());
+    gateway.boundRoutes.written("spare", List.of(asWritten(opened)));
+    // The cache as it was before the bind's watch event: the spare, at its generation.
+    gateway.cluster.putTenant(asSpare).getMetadata().setGeneration(asSpare.getMetadata().getGeneration());
+
+    gateway.sync("spare");
+    assertThat(gateway.writes.take()).noneMatch(w -> w.contains("Service tenant-spare/app-web"));
+    assertThat(selector("spare")).doesNotContainKey(SpareGate.LABEL);
+  }
+
+  @Test
+  void tenantsNotInAPoolAndTenantsWithoutRoutingHaveNoRouteAndNoCondition() {
+    gateway.tenant("new");
+    gateway.edit("new", t -> t.getSpec().setState(TenantState.New));
+    gateway.sync("new");
+    gateway.sync("new");
+    assertThat(gateway.cluster.get(HTTPRoute.class, "tenant-new", "tenant")).isNull();
+    assertThat(selector("new")).doesNotContainKey(SpareGate.LABEL);
     Tenant plain = new SyncFixture().provisioned("plain");
     assertThat(plain.getStatus().getConditions()).extracting(Condition::getType).doesNotContain("Routed");
+  }
+
+  /** A Ready spare of pool "pool", as its syncs left it. */
+  private void spare(String name) {
+    gateway.tenant(name);
+    gateway.edit(name, t -> {
+      t.getSpec().setState(TenantState.New);
+      t.getMetadata().setLabels(new HashMap<>(Map.of(WellKnown.SPARE_POOL, "pool")));
+    });
+    gateway.sync(name); // finalizer
+    gateway.sync(name); // objects
+    gateway.cluster.rollOut(name);
+    gateway.sync(name); // status
+    gateway.writes.take();
+  }
+
+  /** {@code cached} as the bind wrote it: without what the API server adds. */
+  private static <T extends HasMetadata> T asWritten(T cached) {
+    T written = Serialization.clone(cached);
+    written.getMetadata().setResourceVersion(null);
+    written.getMetadata().setUid(null);
+    written.getMetadata().setGeneration(null);
+    written.getMetadata().setCreationTimestamp(null);
+    return written;
+  }
+
+  private Map<String, String> selector(String tenant) {
+    return gateway.cluster.get(Service.class, "tenant-" + tenant, "app-web").getSpec().getSelector();
   }
 
   private static String routed(Tenant tenant) {

@@ -3,6 +3,7 @@ package io.tenantry.controller.routing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRoute;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tenantry.api.WellKnown;
@@ -12,6 +13,7 @@ import io.tenantry.controller.apply.Converger;
 import io.tenantry.controller.config.OperatorConfig.RoutingMode;
 import io.tenantry.controller.fakes.FakeCluster;
 import io.tenantry.controller.fakes.Writes;
+import io.tenantry.controller.resources.TenantContext;
 import io.tenantry.spares.fleet.InMemoryFleetRecords;
 import io.tenantry.spares.fleet.TenantRef;
 import java.time.Duration;
@@ -23,7 +25,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** A bound tenant's route is written from the bind, as its sync would write it, and only for what it holds. */
+/**
+ * A bound tenant's way in is opened from the bind, as its sync would write it, and only for the
+ * hostnames it holds: its spare's route was in place, to Services that selected no pod.
+ */
 class BoundRoutesTest {
 
   private final InMemoryFleetRecords records = new InMemoryFleetRecords();
@@ -42,44 +47,55 @@ class BoundRoutesTest {
   }
 
   @Test
-  void aBoundTenantsRouteIsWrittenOffTheCallersThreadWithTheHostnameItsSubdomainClaimed() {
-    Tenant bound = bound("pool-a1b2c", "acme");
+  void boundWithoutSubdomainTheSparesRouteStaysAndItsExposedServicesAreOpenedOffTheCallersThread() {
+    Tenant bound = bound("pool-a1b2c", null);
 
     routes.accept(bound);
 
     await().atMost(Duration.ofSeconds(5)).until(() -> outcomes().equals(Map.of("written", 1.0)));
-    assertThat(writes.take()).containsExactly("create HTTPRoute tenant-pool-a1b2c/tenant");
-    HTTPRoute route = cluster.get(HTTPRoute.class, "tenant-pool-a1b2c", RouteModel.NAME);
-    assertThat(route.getSpec().getHostnames()).containsExactly("acme.tenants.example.com");
-    assertThat(records.hostnameHolder("acme.tenants.example.com")).get()
-        .satisfies(claim -> assertThat(claim.heldBy(new TenantRef("east", "pool-a1b2c", "uid-pool-a1b2c"))).isTrue());
-    assertThat(inFlight.holds("pool-a1b2c")).as("a plan made before the route reached the cache: held").isTrue();
-    assertThat(requeued).as("for a plan that sees it").containsExactly("pool-a1b2c");
+    assertThat(writes.take()).as("no route to write: the edge has had it since the spare was made")
+        .containsExactlyInAnyOrder("apply Service tenant-pool-a1b2c/app-web", "apply Service tenant-pool-a1b2c/app-api");
+    assertThat(selector("pool-a1b2c", "app-web")).doesNotContainKey(SpareGate.LABEL);
+    assertThat(selector("pool-a1b2c", "app-api")).doesNotContainKey(SpareGate.LABEL);
+    assertThat(inFlight.holds("pool-a1b2c")).as("a plan made before the Services reached the cache: held").isTrue();
+    assertThat(requeued).as("for a plan that sees them").containsExactly("pool-a1b2c");
     assertThat(inFlight.holds("pool-a1b2c")).isFalse();
   }
 
   @Test
-  void aSyncHeldBackWhileTheRouteWasWrittenIsNotQueuedAgainButOneWhoseRouteWasNotWrittenIs() {
+  void boundWithASubdomainTheRouteIsRewrittenForTheHostnameItClaimed() {
+    routes.write(bound("pool-e5f6g", "acme"));
+
+    assertThat(writes.take()).containsExactlyInAnyOrder("apply HTTPRoute tenant-pool-e5f6g/tenant",
+        "apply Service tenant-pool-e5f6g/app-web", "apply Service tenant-pool-e5f6g/app-api");
+    HTTPRoute route = cluster.get(HTTPRoute.class, "tenant-pool-e5f6g", RouteModel.NAME);
+    assertThat(route.getSpec().getHostnames()).containsExactly("acme.tenants.example.com");
+    assertThat(records.hostnameHolder("acme.tenants.example.com")).get()
+        .satisfies(claim -> assertThat(claim.heldBy(new TenantRef("east", "pool-e5f6g", "uid-pool-e5f6g"))).isTrue());
+  }
+
+  @Test
+  void aSyncHeldBackWhileTheWayInWasWrittenIsNotQueuedAgainButOneWhoseWayInWasNotWrittenIs() {
     Tenant bound = bound("pool-t3u4v", null);
     inFlight.started(bound); // What accept does before handing the write to a thread.
     assertThat(inFlight.holds("pool-t3u4v")).as("its sync, while the write is in flight").isTrue();
     routes.write(bound);
-    assertThat(requeued).as("written: its watch event queues the tenant").isEmpty();
+    assertThat(requeued).as("written: its watch events queue the tenant").isEmpty();
 
     Tenant spare = bound("pool-w5x6y", null);
     spare.getSpec().setState(TenantState.New);
     inFlight.started(spare);
     assertThat(inFlight.holds("pool-w5x6y")).isTrue();
     routes.write(spare);
-    assertThat(requeued).as("only the tenant whose route is its sync's to write after all").containsExactly("pool-w5x6y");
+    assertThat(requeued).as("only the tenant whose way in is its sync's to write after all").containsExactly("pool-w5x6y");
     assertThat(inFlight.holds("pool-w5x6y")).isFalse();
   }
 
   @Test
-  void aRouteTheTenantsSyncWroteAlreadyIsNotWrittenAgain() {
+  void aWayInTheTenantsSyncOpenedAlreadyIsNotWrittenAgain() {
     Tenant bound = bound("pool-d3e4f", null);
     routes.write(bound);
-    assertThat(writes.take()).containsExactly("create HTTPRoute tenant-pool-d3e4f/tenant");
+    assertThat(writes.take()).hasSize(2);
 
     routes.write(bound);
     assertThat(writes.take()).isEmpty();
@@ -87,17 +103,18 @@ class BoundRoutesTest {
   }
 
   @Test
-  void aHostnameAnotherTenantHoldsIsNeverRouted() {
+  void aHostnameAnotherTenantHoldsIsNeverRoutedNorItsServicesOpened() {
     records.claimHostname("acme.tenants.example.com", new TenantRef("west", "acme", "uid-west-acme"));
 
     routes.write(bound("pool-g5h6i", "acme"));
 
-    assertThat(writes.take()).as("its only hostname is held elsewhere: no route").isEmpty();
+    assertThat(writes.take()).as("its only hostname is held elsewhere: nothing").isEmpty();
+    assertThat(selector("pool-g5h6i", "app-web")).containsEntry(SpareGate.LABEL, SpareGate.CLOSED);
     assertThat(outcomes()).containsExactly(Map.entry("notRouted", 1.0));
   }
 
   @Test
-  void aSpareIsNeverRouted() {
+  void aSpareIsNeverOpened() {
     Tenant spare = bound("pool-j7k8l", null);
     spare.getSpec().setState(TenantState.New);
 
@@ -108,13 +125,12 @@ class BoundRoutesTest {
   }
 
   @Test
-  void aRefusedRouteIsLeftToTheSyncAndNothingIsThrown() {
-    writes.refuse("HTTPRoute tenant-pool-m9n0p/tenant", "admission webhook denied the request");
+  void aRefusedWriteIsLeftToTheSyncAndNothingIsThrown() {
+    writes.refuse("Service tenant-pool-m9n0p/app-web", "admission webhook denied the request");
 
     routes.write(bound("pool-m9n0p", null));
 
-    assertThat(writes.take()).isEmpty();
-    assertThat(cluster.get(HTTPRoute.class, "tenant-pool-m9n0p", RouteModel.NAME)).isNull();
+    assertThat(selector("pool-m9n0p", "app-web")).containsEntry(SpareGate.LABEL, SpareGate.CLOSED);
     assertThat(outcomes()).containsExactly(Map.entry("failed", 1.0));
   }
 
@@ -142,9 +158,14 @@ class BoundRoutesTest {
     return counts;
   }
 
+  private Map<String, String> selector(String tenant, String service) {
+    return cluster.get(Service.class, "tenant-" + tenant, service).getSpec().getSelector();
+  }
+
   /**
-   * A spare of pool "pool" as the allocation API's bind stored it (Active, with the signup's
-   * subdomain or none, generation 1), and as the operator's cache holds it.
+   * A spare of pool "pool" as its sync left it (its route for its own name, its exposed Services
+   * closed) and as the allocation API's bind stored it (Active, with the signup's subdomain or
+   * none, generation 1), as the operator's cache holds them.
    */
   private Tenant bound(String name, String subdomain) {
     Tenant tenant = RouteModelTest.acme();
@@ -152,9 +173,14 @@ class BoundRoutesTest {
     tenant.getMetadata().setUid("uid-" + name);
     tenant.getMetadata().setGeneration(1L);
     tenant.getMetadata().setLabels(new HashMap<>(Map.of(WellKnown.SPARE_POOL, "pool")));
+    tenant.getSpec().setState(TenantState.New);
+    tenant.getSpec().setHostnames(List.of());
+    TenantContext spare = RouteModelTest.context(tenant);
+    TenantRouting.Routes ahead = routing.of(spare, cluster);
+    ahead.objects().forEach(cluster::putOwned);
+    ahead.gate(spare, SpareGate.opened(spare)).forEach(cluster::putOwned);
     tenant.getSpec().setState(TenantState.Active);
     tenant.getSpec().setSubdomain(subdomain);
-    tenant.getSpec().setHostnames(List.of());
     cluster.putTenant(tenant);
     return tenant;
   }

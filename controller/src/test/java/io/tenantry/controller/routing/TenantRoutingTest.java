@@ -2,11 +2,16 @@ package io.tenantry.controller.routing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.ConditionBuilder;
+import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRoute;
+import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRouteStatusBuilder;
 import io.tenantry.api.WellKnown;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.controller.config.OperatorConfig.RoutingMode;
 import io.tenantry.controller.fakes.FakeCluster;
+import io.tenantry.controller.status.Reason;
+import io.tenantry.controller.status.RoutingStatus;
 import io.tenantry.spares.fleet.FleetRecords;
 import io.tenantry.spares.fleet.InMemoryFleetRecords;
 import io.tenantry.spares.fleet.TenantRef;
@@ -17,7 +22,10 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** A spare claims its hostname while it waits, so the customer's first sync asks the fleet records nothing. */
+/**
+ * A spare claims its hostname while it waits and has its route then, gated, so the customer's
+ * first sync asks the fleet records nothing and finds the route in place.
+ */
 class TenantRoutingTest {
 
   private final InMemoryFleetRecords records = new InMemoryFleetRecords();
@@ -30,18 +38,22 @@ class TenantRoutingTest {
   private final TenantRouting routing = new TenantRouting(new FleetHostnameClaims(counted, "east"), RoutingMode.GATEWAY);
 
   @Test
-  void aWaitingSpareHoldsItsNameAndIsNotRoutedThenItsFirstSyncBoundCallsNoOne() {
+  void aWaitingSpareHoldsItsNameAndHasItsRouteGatedThenItsFirstSyncBoundCallsNoOneAndKeepsTheRoute() {
     Tenant spare = spare("pool-x7k2q");
 
     TenantRouting.Routes waiting = routing.of(RouteModelTest.context(spare), new FakeCluster());
-    assertThat(waiting.objects()).as("a spare is never routed").isEmpty();
+    assertThat(waiting.objects()).hasSize(1);
+    assertThat(((HTTPRoute) waiting.objects().get(0)).getSpec().getHostnames()).containsExactly("pool-x7k2q.tenants.example.com");
+    assertThat(waiting.gated()).as("its Services select no pod").isTrue();
+    assertThat(waiting.status().applies()).as("no Routed condition while it waits").isFalse();
     assertThat(records.hostnameHolder("pool-x7k2q.tenants.example.com")).get()
         .satisfies(claim -> assertThat(claim.heldBy(new TenantRef("east", "pool-x7k2q", "uid-pool-x7k2q"))).isTrue());
 
     calls.clear();
     spare.getSpec().setState(TenantState.Active);
     TenantRouting.Routes bound = routing.of(RouteModelTest.context(spare), new FakeCluster());
-    assertThat(bound.objects()).as("routed once bound").hasSize(1);
+    assertThat(bound.objects()).as("the same route, bound").isEqualTo(waiting.objects());
+    assertThat(bound.gated()).isFalse();
     assertThat(bound.status().routed()).isTrue();
     assertThat(calls).as("fleet-record calls on the bound tenant's first sync").isEmpty();
   }
@@ -60,15 +72,37 @@ class TenantRoutingTest {
   }
 
   @Test
-  void aSpareWhoseClaimFailsIsStillSyncedAndItsFirstSyncBoundClaims() {
+  void aSpareWhoseClaimFailsKeepsWhatRouteItHasAsksAgainAndItsFirstSyncBoundClaims() {
     Tenant spare = spare("pool-q9w4e");
     records.setAvailable(false);
-    assertThat(routing.of(RouteModelTest.context(spare), new FakeCluster()).objects()).isEmpty();
+    TenantRouting.Routes unclaimed = routing.of(RouteModelTest.context(spare), new FakeCluster());
+    assertThat(unclaimed.objects()).isEmpty();
+    assertThat(unclaimed.keep()).as("its route neither written nor deleted").isTrue();
+    assertThat(unclaimed.claimAgain()).isTrue();
+    assertThat(unclaimed.gated()).isTrue();
 
     records.setAvailable(true);
     spare.getSpec().setState(TenantState.Active);
     assertThat(routing.of(RouteModelTest.context(spare), new FakeCluster()).status().routed()).isTrue();
     assertThat(records.hostnameHolder("pool-q9w4e.tenants.example.com")).isPresent();
+  }
+
+  @Test
+  void aSparesRouteTheGatewayRefusedIsSaidSoSinceItWouldNotServeOnceBound() {
+    Tenant spare = spare("pool-r5t6y");
+    FakeCluster cluster = new FakeCluster();
+    HTTPRoute route = (HTTPRoute) routing.of(RouteModelTest.context(spare), cluster).objects().get(0);
+    route.setStatus(new HTTPRouteStatusBuilder().addNewParent().withNewParentRef().withName("tenantry")
+        .withNamespace("tenantry-edge").endParentRef()
+        .addToConditions(new ConditionBuilder().withType("Accepted").withStatus("False").withReason("NotAllowedByListeners")
+            .withObservedGeneration(1L).build())
+        .endParent().build());
+    cluster.putOwned(route);
+
+    RoutingStatus status = routing.of(RouteModelTest.context(spare), cluster).status();
+    assertThat(status.routed()).isFalse();
+    assertThat(status.reason()).isEqualTo(Reason.RouteRefused);
+    assertThat(status.urls()).as("a spare has no URL").isEmpty();
   }
 
   @Test
