@@ -10,13 +10,18 @@ import com.sun.net.httpserver.HttpServer;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.Gateway;
+import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRoute;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.tenantry.api.v1alpha1.AppRoute;
+import io.tenantry.api.v1alpha1.AppSpec;
+import io.tenantry.api.v1alpha1.SparePool;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.controller.config.OperatorConfig;
+import io.tenantry.spares.fleet.InMemoryFleetRecords;
 import io.tenantry.testsupport.ClusterKind;
 import io.tenantry.testsupport.Crds;
 import io.tenantry.testsupport.TestBinaries;
@@ -31,6 +36,8 @@ import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -62,13 +69,15 @@ class GatewayTrafficIT {
   private static final Map<String, HttpServer> BACKENDS = new LinkedHashMap<>();
   private static Process traefik;
   private static int gatewayPort;
+  private static AllocationCalls allocations;
+  private static final String TOKEN = "traffic-token";
 
   @BeforeAll
   static void start() throws Exception {
     cluster = TestClusters.start(ClusterKind.SIMULATED, "traffic", 0);
     client = cluster.newClient();
     Crds.installGatewayApi(client);
-    for (String name : List.of("acme", "globex", "paused")) {
+    for (String name : List.of("acme", "globex", "paused", "spare")) {
       BACKENDS.put(name, backend(name));
     }
     gatewayPort = freePort();
@@ -81,7 +90,9 @@ class GatewayTrafficIT {
         client.serviceAccounts().inNamespace(ns.getMetadata().getName()).withName("default").get() != null));
     client.resourceList(objects.stream().filter(o -> !(o instanceof Namespace)).toList()).forceConflicts().serverSideApply();
     harness = new OperatorHarness(cluster, OperatorConfig.defaults().with(
-        "{routing: {mode: gateway, baseDomain: " + BASE_DOMAIN + ", scheme: http}}"));
+        "{routing: {mode: gateway, baseDomain: " + BASE_DOMAIN + ", scheme: http},"
+            + " allocation: {servingProbeAddress: '127.0.0.1:" + gatewayPort + "'}}"));
+    allocations = harness.serveAllocations(new InMemoryFleetRecords(), TOKEN);
     traefik = startTraefik();
   }
 
@@ -158,6 +169,54 @@ class GatewayTrafficIT {
     await().atMost(CONVERGE).until(() -> RoutingScenarios.routed(client.resources(Tenant.class).withName(initech).get())
         .startsWith("True Routed"));
     await().atMost(CONVERGE).ignoreExceptions().until(() -> get(initech + "." + BASE_DOMAIN).equals(new Answer(200, "acme")));
+  }
+
+  @Test
+  void aSpareAnswersNothingOfItsOwnUntilBoundThenItsCustomerIsServedOnTheRouteItHadAllAlong() throws Exception {
+    SparePool pool = OperatorHarness.sparePool("traffic", 2, 2);
+    AppSpec web = pool.getSpec().getTemplate().getApps().get(0);
+    web.setPort(BACKENDS.get("spare").getAddress().getPort());
+    web.getRoutes().add(new AppRoute("/"));
+    client.resources(SparePool.class).resource(pool).create();
+    await().atMost(CONVERGE).until(() -> OperatorHarness.readySpares(client, "traffic").size() == 2
+        && OperatorHarness.readySpares(client, "traffic").stream().allMatch(t -> accepted(t.getMetadata().getName())));
+    List<String> spares = OperatorHarness.readySpares(client, "traffic").stream().map(t -> t.getMetadata().getName()).toList();
+    for (String spare : spares) {
+      // Traefik writes its verdict before it reloads its routers: for a moment the host may still answer 404.
+      await().atMost(CONVERGE).ignoreExceptions().until(() -> get(spare + "." + BASE_DOMAIN).status() != 404);
+      for (int i = 0; i < 20; i++) {
+        assertThat(get(spare + "." + BASE_DOMAIN).status()).as("a waiting spare, through the edge").isEqualTo(503);
+      }
+      assertThat(readyEndpoints(spare)).as("nor reachable by its Service in the cluster").isZero();
+    }
+
+    AllocationCalls.Answer bound = allocations.allocate("traffic-1", "Spare Customer", "ops@spare.example", "traffic");
+    assertThat(bound.status()).as(bound.body().toString()).isEqualTo(200);
+    String tenant = bound.tenant();
+    String other = spares.stream().filter(s -> !s.equals(tenant)).findFirst().orElseThrow();
+    await().atMost(CONVERGE).ignoreExceptions().until(() -> get(tenant + "." + BASE_DOMAIN).equals(new Answer(200, "spare")));
+    HttpRequest status = HttpRequest.newBuilder(URI.create(allocations.uri() + "/traffic-1?wait=30s"))
+        .header("Authorization", "Bearer " + TOKEN).timeout(Duration.ofSeconds(40)).GET().build();
+    assertThat(allocations.send(status).body().path("serving").asBoolean()).as("the allocation answer").isTrue();
+    assertThat(client.resources(HTTPRoute.class).inNamespace("tenant-" + tenant).withName("tenant").get().getMetadata().getGeneration())
+        .as("its route, as written with the spare").isEqualTo(1L);
+    assertThat(readyEndpoints(tenant)).isEqualTo(1);
+    assertThat(get(other + "." + BASE_DOMAIN).status()).as("the spare still waiting").isEqualTo(503);
+  }
+
+  private static boolean accepted(String tenant) {
+    HTTPRoute route = client.resources(HTTPRoute.class).inNamespace("tenant-" + tenant).withName("tenant").get();
+    return route != null && route.getStatus() != null && route.getStatus().getParents() != null
+        && route.getStatus().getParents().stream().flatMap(p -> p.getConditions().stream())
+            .anyMatch(c -> "Accepted".equals(c.getType()) && "True".equals(c.getStatus()));
+  }
+
+  /** The ready endpoints of the tenant's web Service, in its EndpointSlices. */
+  private static long readyEndpoints(String tenant) {
+    return client.discovery().v1().endpointSlices().inNamespace("tenant-" + tenant)
+        .withLabel("kubernetes.io/service-name", "app-web").list().getItems().stream()
+        .flatMap(slice -> slice.getEndpoints() == null ? java.util.stream.Stream.empty() : slice.getEndpoints().stream())
+        .filter(e -> e.getConditions() != null && Boolean.TRUE.equals(e.getConditions().getReady())).count();
   }
 
   /**
