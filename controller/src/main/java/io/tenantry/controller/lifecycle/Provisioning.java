@@ -62,6 +62,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
@@ -146,7 +147,10 @@ public final class Provisioning {
     Step step = plan(ctx, workloads, routes, owned, guardrailKeys);
     // A just-bound tenant's route and opened Services may be on their way from the bind's own thread:
     // written once, by it, and not deleted or closed again by a plan made from the Tenant before its bind.
-    Predicate<HasMetadata> boundRoute = o -> SpareGate.writtenOnBind(o) && boundRoutes.holds(ctx.name());
+    // Asked once per sync, on its first such object: the answer holds for all of them.
+    AtomicReference<Boolean> held = new AtomicReference<>();
+    Predicate<HasMetadata> boundRoute = o -> SpareGate.writtenOnBind(o)
+        && held.updateAndGet(answer -> answer != null ? answer : boundRoutes.holds(ctx.name()));
     ChangePlan plan = step.plan();
     plan = new ChangePlan(plan.writes(), plan.deletes().stream().filter(boundRoute.negate()).toList());
     failures.addAll(converger.execute(plan, step.held().or(boundRoute)));

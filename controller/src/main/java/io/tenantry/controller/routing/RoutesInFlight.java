@@ -129,7 +129,8 @@ public final class RoutesInFlight {
    * bind's thread; the tenant is then queued again once the cache shows the route and the bound
    * Tenant, or the route is the sync's to write. Once the cache shows them, the route is held
    * once more: the plan was made before they came (a later plan finds the route in place and
-   * changes nothing), so the tenant is queued again at once for a plan that sees them.
+   * changes nothing), so the tenant is queued again at once for a plan that sees them. Ask once
+   * per sync, for all the objects it would write or delete: that answer is the sync's.
    */
   public boolean holds(String tenant) {
     boolean[] seen = {false};

@@ -2,6 +2,8 @@ package io.tenantry.controller.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRoute;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRouteBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -16,7 +18,7 @@ import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.controller.lifecycle.TenantCleanup;
 import io.tenantry.controller.operator.AllocationService;
 import io.tenantry.controller.operator.Operator;
-import io.tenantry.controller.resources.Names;
+import io.tenantry.controller.resources.Labels;
 import io.tenantry.secretstore.LocalSecretStore;
 import io.tenantry.spares.DatastoreEmulator;
 import io.tenantry.spares.fleet.DatastoreFleetRecords;
@@ -105,6 +107,8 @@ public final class SignupBenchmark {
   private static final Duration SETTLED_FOR = SignupPause.MAX_HOLD.multipliedBy(3);
   /** A rate at which signups leave together: a microsecond apart. */
   private static final double AT_ONCE = 1e6;
+  /** The name of the peer's Service and HTTPRoute in a spare's namespace. */
+  private static final String PEER = "peer";
   /**
    * Writes per signup, counted until quiet, documented in docs/benchmarks.md (60–65 measured, the
    * operator's server-side applies included): the bind, the bound tenant's first sync (namespace
@@ -206,14 +210,15 @@ public final class SignupBenchmark {
           (System.nanoTime() - building) / 1e9, MAX_PROVISIONING);
       // Warm-up, not counted: connections, the JIT (signups one by one and at once), Traefik's first reloads.
       List<Signup> peers = new ArrayList<>();
-      awaitServed(openLoop(operator, 2, 10, peers));
-      awaitServed(openLoop(operator, AT_ONCE, settings.burstClients(), peers));
+      awaitServed(openLoop(operator, 2, 10, peerServices(peersOf(10)), peers));
+      awaitServed(openLoop(operator, AT_ONCE, settings.burstClients(), peerServices(peersOf(settings.burstClients())), peers));
       awaitServed(peers);
       removePeers(peers);
       awaitQuiet(operator, List.of());
     }
     System.out.printf("%nSignups, open loop, %d s per rate, pool buffer %d (maxProvisioning %d); milestones p50 / p99 in ms from"
-        + " the signup's planned send time; peer: an HTTPRoute the benchmark writes for a Ready spare's Service%n%n",
+        + " the signup's planned send time; route written and accepted are 0 for a spare's route in place before the signup;"
+        + " peer: an HTTPRoute the benchmark writes for a Service it made ahead for a Ready spare's pod%n%n",
         settings.seconds(), settings.pool(), MAX_PROVISIONING);
     System.out.println("| rate/s | side | signups | 200 | 503 pool dry | least Ready | answered | Active+Ready | route written | route accepted"
         + " | identity | recorded | first 200 | not served | serving answered | not serving then | writes/signup | Datastore calls/signup |");
@@ -253,7 +258,7 @@ public final class SignupBenchmark {
 
   /**
    * The edge's own time for as many new routes at once as the burst has clients: plain HTTPRoutes
-   * for the newest Ready spares' Services, written together while no operator runs, each timed from
+   * for Services made ahead for the newest Ready spares' pods, written together while no operator runs, each timed from
    * its write to its first 200. The floor of the signups at once: what they take beyond it is the
    * work running meanwhile (the operator's, the API server's, the cluster's), which slows each of
    * the status writes Traefik makes one after another, one per new route, before it serves any.
@@ -262,9 +267,7 @@ public final class SignupBenchmark {
     List<Signup> peers = new ArrayList<>();
     List<java.util.concurrent.Future<?>> calls = new ArrayList<>();
     int routed = admin.resources(HTTPRoute.class).inAnyNamespace().list().getItems().size();
-    List<String> namespaces = tracker.readySpares().stream()
-        .sorted(java.util.Comparator.comparing((Tenant t) -> t.getMetadata().getCreationTimestamp()).reversed())
-        .map(t -> t.getStatus().getNamespace()).limit(settings.burstClients()).toList();
+    List<String> namespaces = peerServices(settings.burstClients());
     long t0 = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
     for (String namespace : namespaces) {
       Signup peer = new Signup("edge-" + sequence, false);
@@ -284,7 +287,7 @@ public final class SignupBenchmark {
     Milestone served = Milestone.of(peers, s -> s.served);
     String label = String.format(Locale.ROOT, "%d at once, %d routes", peers.size(), routed);
     System.out.printf(Locale.ROOT, "| %s | edge alone: plain routes, no operator | %d | | | | | | %s | %s | | | %s | %d | | | | |%n", label,
-        peers.size(), Milestone.of(peers, s -> tracker.written(s.namespace, "peer")), Milestone.of(peers, s -> tracker.accepted(s.namespace, "peer")),
+        peers.size(), Milestone.of(peers, s -> tracker.written(s.namespace, s.host)), Milestone.of(peers, s -> tracker.accepted(s.namespace, s.host)),
         served, served.missing());
     summary.add(String.format(Locale.ROOT, "%s, edge alone (plain routes, no operator): first 200 p50 %.0f ms, p99 %.0f ms", label,
         served.ms(0.5), served.ms(0.99)));
@@ -295,10 +298,11 @@ public final class SignupBenchmark {
   private void measured(String label, double rate, int count, boolean hold) throws Exception {
     try (RunningOperator operator = new RunningOperator(hold)) {
       awaitQuiet(operator, List.of()); // the new process's first sync of every tenant
+      List<String> peerNamespaces = peerServices(peersOf(count));
       Counts before = counts();
       tracker.resetLeastReady();
       List<Signup> peers = new ArrayList<>();
-      List<Signup> signups = openLoop(operator, rate, count, peers);
+      List<Signup> signups = openLoop(operator, rate, count, peerNamespaces, peers);
       awaitServed(signups);
       awaitServed(peers);
       awaitQuiet(operator, signups);
@@ -354,15 +358,14 @@ public final class SignupBenchmark {
 
   /**
    * {@code count} signups sent at {@code rate} per second, each at its planned time, and with every
-   * fourth the peer: a plain HTTPRoute for one of the newest Ready spares (the allocator takes the
-   * oldest), into {@code peers}. Returns once all are answered.
+   * fourth the peer: a plain HTTPRoute to the peer Service in the next of {@code peerNamespaces}
+   * ({@link #peerServices}), into {@code peers}. Returns once all are answered.
    */
-  private List<Signup> openLoop(RunningOperator operator, double rate, int count, List<Signup> peers) throws Exception {
+  private List<Signup> openLoop(RunningOperator operator, double rate, int count, List<String> peerNamespaces,
+      List<Signup> peers) throws Exception {
     List<Signup> signups = new ArrayList<>();
     List<java.util.concurrent.Future<?>> calls = new ArrayList<>();
-    List<String> peerNamespaces = new ArrayList<>(tracker.readySpares().stream()
-        .sorted(java.util.Comparator.comparing((Tenant t) -> t.getMetadata().getCreationTimestamp()).reversed())
-        .map(t -> t.getStatus().getNamespace()).limit(count / 4 + 1).toList());
+    peerNamespaces = new ArrayList<>(peerNamespaces);
     long t0 = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
     for (int i = 0; i < count; i++) {
       Signup s = new Signup(nextRequestId(), i % 4 == 3);
@@ -487,11 +490,42 @@ public final class SignupBenchmark {
     }
   }
 
-  /** Deletes the peer routes, so that no spare stays reachable. */
+  /**
+   * Makes a Service named "peer" for the web pod of each of the {@code count} newest Ready spares
+   * (the allocator takes the oldest), as a plain Service selecting it: a spare's own Service selects
+   * nothing until it is bound. Returns their namespaces once each Service's endpoints name its pod.
+   */
+  private List<String> peerServices(int count) throws InterruptedException {
+    List<Tenant> spares = tracker.readySpares().stream()
+        .sorted(java.util.Comparator.comparing((Tenant t) -> t.getMetadata().getCreationTimestamp()).reversed())
+        .limit(count).toList();
+    for (Tenant spare : spares) {
+      admin.services().inNamespace(spare.getStatus().getNamespace()).resource(new ServiceBuilder()
+          .withNewMetadata().withName(PEER).endMetadata()
+          .withNewSpec().withSelector(Labels.selector(spare.getMetadata().getName(), Labels.COMPONENT_APP, "web"))
+          .addNewPort().withName("http").withPort(edge.appPort()).withTargetPort(new IntOrString("http")).endPort()
+          .endSpec().build()).create();
+    }
+    List<String> namespaces = spares.stream().map(t -> t.getStatus().getNamespace()).toList();
+    for (String namespace : namespaces) {
+      BenchSupport.waitUntil(() -> admin.discovery().v1().endpointSlices().inNamespace(namespace)
+          .withLabel("kubernetes.io/service-name", PEER).list().getItems().stream()
+          .anyMatch(slice -> slice.getEndpoints() != null && !slice.getEndpoints().isEmpty()), 120);
+    }
+    return namespaces;
+  }
+
+  /** How many of {@code count} signups sent by {@link #openLoop} have a peer: the second of every four. */
+  private static int peersOf(int count) {
+    return (count + 2) / 4;
+  }
+
+  /** Deletes the peer routes and Services, so that no spare stays reachable. */
   private void removePeers(List<Signup> peers) {
     for (Signup s : peers) {
-      admin.resources(HTTPRoute.class).inNamespace(s.namespace).withName("peer").delete();
-      tracker.forgetRoute(s.namespace, "peer");
+      admin.resources(HTTPRoute.class).inNamespace(s.namespace).withName(PEER).delete();
+      admin.services().inNamespace(s.namespace).withName(PEER).delete();
+      tracker.forgetRoute(s.namespace, s.host);
     }
   }
 
@@ -505,11 +539,11 @@ public final class SignupBenchmark {
   }
 
   private HTTPRoute peerRoute(Signup s) {
-    return new HTTPRouteBuilder().withNewMetadata().withName("peer").withNamespace(s.namespace).endMetadata()
+    return new HTTPRouteBuilder().withNewMetadata().withName(PEER).withNamespace(s.namespace).endMetadata()
         .withNewSpec()
         .addNewParentRef().withName("tenantry").withNamespace(TrafficEdge.EDGE_NAMESPACE).endParentRef()
         .withHostnames(s.host)
-        .addNewRule().addNewBackendRef().withName(Names.app("web")).withPort(edge.appPort()).endBackendRef().endRule()
+        .addNewRule().addNewBackendRef().withName(PEER).withPort(edge.appPort()).endBackendRef().endRule()
         .endSpec().build();
   }
 
@@ -550,12 +584,12 @@ public final class SignupBenchmark {
     Milestone firstPage = Milestone.of(ok, s -> s.served);
     return new Phase(signups.size(), ok.size(), dry, signups.size() - ok.size() - dry, tracker.leastReady(),
         Milestone.of(signups, s -> s.answered), Milestone.of(ok, s -> tracker.ready(s.tenant)),
-        Milestone.of(ok, s -> tracker.written(s.namespace, "tenant")), Milestone.of(ok, s -> tracker.accepted(s.namespace, "tenant")),
+        Milestone.of(ok, s -> tracker.written(s.namespace, s.host)), Milestone.of(ok, s -> tracker.accepted(s.namespace, s.host)),
         Milestone.of(ok, s -> tracker.identity(s.namespace, s.organization())), Milestone.of(ok, s -> tracker.recorded(s.tenant)),
         firstPage, firstPage.missing(), Milestone.of(ok, s -> s.servingReported),
         (int) ok.stream().filter(s -> s.servingReported > 0 && !s.servedWhenReported).count(), (after.writes() - before.writes()) / n,
-        (double) (after.datastore() - before.datastore()) / n, Milestone.of(peers, s -> tracker.written(s.namespace, "peer")),
-        Milestone.of(peers, s -> tracker.accepted(s.namespace, "peer")),
+        (double) (after.datastore() - before.datastore()) / n, Milestone.of(peers, s -> tracker.written(s.namespace, s.host)),
+        Milestone.of(peers, s -> tracker.accepted(s.namespace, s.host)),
         Milestone.of(peers, s -> s.served));
   }
 

@@ -58,15 +58,20 @@ final class SignupTracker implements AutoCloseable {
     }
   }
 
+  /** Stamps each hostname of the route when first seen, and when first accepted at the route's current generation. */
   private void routeSeen(HTTPRoute route) {
-    written.putIfAbsent(route.getMetadata().getNamespace() + "/" + route.getMetadata().getName(), System.nanoTime());
+    long now = System.nanoTime();
+    String namespace = route.getMetadata().getNamespace();
+    List<String> hostnames = route.getSpec() == null || route.getSpec().getHostnames() == null ? List.of() : route.getSpec().getHostnames();
+    hostnames.forEach(host -> written.putIfAbsent(namespace + "/" + host, now));
     if (route.getStatus() == null || route.getStatus().getParents() == null) {
       return;
     }
     for (RouteParentStatus parent : route.getStatus().getParents()) {
       for (Condition c : parent.getConditions() == null ? List.<Condition>of() : parent.getConditions()) {
-        if ("Accepted".equals(c.getType()) && "True".equals(c.getStatus())) {
-          accepted.putIfAbsent(route.getMetadata().getNamespace() + "/" + route.getMetadata().getName(), System.nanoTime());
+        if ("Accepted".equals(c.getType()) && "True".equals(c.getStatus())
+            && route.getMetadata().getGeneration().equals(c.getObservedGeneration())) {
+          hostnames.forEach(host -> accepted.putIfAbsent(namespace + "/" + host, now));
         }
       }
     }
@@ -84,19 +89,20 @@ final class SignupTracker implements AutoCloseable {
     return recorded.getOrDefault(tenant, 0L);
   }
 
-  /** When the route was first seen: written, not yet accepted. */
-  long written(String namespace, String route) {
-    return written.getOrDefault(namespace + "/" + route, 0L);
+  /** When a route of the namespace was first seen naming {@code host}: written, not yet accepted. */
+  long written(String namespace, String host) {
+    return written.getOrDefault(namespace + "/" + host, 0L);
   }
 
-  long accepted(String namespace, String route) {
-    return accepted.getOrDefault(namespace + "/" + route, 0L);
+  /** When a route of the namespace naming {@code host} was first seen accepted by the Gateway, at its generation. */
+  long accepted(String namespace, String host) {
+    return accepted.getOrDefault(namespace + "/" + host, 0L);
   }
 
-  /** Removes a route's stamp, so that a later route of the same name is timed afresh. */
-  void forgetRoute(String namespace, String route) {
-    written.remove(namespace + "/" + route);
-    accepted.remove(namespace + "/" + route);
+  /** Removes a host's stamps, so that a later route naming it is timed afresh. */
+  void forgetRoute(String namespace, String host) {
+    written.remove(namespace + "/" + host);
+    accepted.remove(namespace + "/" + host);
   }
 
   long identity(String namespace, String organization) {

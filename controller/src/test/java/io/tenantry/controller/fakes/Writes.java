@@ -34,6 +34,8 @@ public final class Writes implements ObjectWriter, TenantWriter, EventRecorder, 
   private final List<String> eventMessages = new ArrayList<>();
   /** Owned objects the API server refuses to write, as "Kind namespace/name", with its message. */
   private final Map<String, String> refusals = new HashMap<>();
+  /** What happens elsewhere just before an owned object ("Kind namespace/name") is written: once each. */
+  private final Map<String, Runnable> meanwhile = new HashMap<>();
 
   public Writes(FakeCluster cluster) {
     this.cluster = cluster;
@@ -63,12 +65,21 @@ public final class Writes implements ObjectWriter, TenantWriter, EventRecorder, 
     }
   }
 
+  /** Runs {@code action} just before the next write of {@code object} ("Kind namespace/name"), as if it happened meanwhile. */
+  public void beforeWriting(String object, Runnable action) {
+    meanwhile.put(object, action);
+  }
+
   public List<String> eventMessages() {
     return List.copyOf(eventMessages);
   }
 
   @Override
   public void write(HasMetadata desired, boolean create) {
+    Runnable action = meanwhile.remove(ObjectKey.of(desired).toString());
+    if (action != null) {
+      action.run();
+    }
     String refusal = refusals.get(ObjectKey.of(desired).toString());
     if (refusal != null) {
       throw new KubernetesClientException(new StatusBuilder().withCode(422).withMessage(refusal).build());

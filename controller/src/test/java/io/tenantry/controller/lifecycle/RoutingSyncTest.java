@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRoute;
+import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRouteBuilder;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRouteStatusBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
 import io.fabric8.kubernetes.client.utils.Serialization;
@@ -252,6 +253,32 @@ class RoutingSyncTest {
     gateway.sync("spare");
     assertThat(gateway.writes.take()).noneMatch(w -> w.contains("Service tenant-spare/app-web"));
     assertThat(selector("spare")).doesNotContainKey(SpareGate.LABEL);
+  }
+
+  @Test
+  void aSyncPlannedBeforeTheBindsRouteAndServiceReachedTheCacheWritesNeitherAndIsQueuedAgain() {
+    spare("spare");
+    Tenant bound = gateway.edit("spare", t -> {
+      t.getSpec().setState(TenantState.Active);
+      t.getSpec().setSubdomain("acme");
+    });
+    gateway.boundRoutes.started(bound);
+    // The sync plans from the cache before them; the bind's thread writes both and the cache shows
+    // them while the sync writes what comes first in its plan.
+    gateway.writes.beforeWriting("ConfigMap tenant-spare/tenant-identity", () -> {
+      HTTPRoute route = gateway.cluster.putOwned(new HTTPRouteBuilder(gateway.cluster.get(HTTPRoute.class, "tenant-spare", "tenant"))
+          .editSpec().withHostnames("acme.tenants.example.com").endSpec().build());
+      Service opened = gateway.cluster.putOwned(new ServiceBuilder(gateway.cluster.get(Service.class, "tenant-spare", "app-web"))
+          .editSpec().removeFromSelector(SpareGate.LABEL).endSpec().build());
+      gateway.boundRoutes.written("spare", List.of(asWritten(route), asWritten(opened)));
+    });
+
+    gateway.sync("spare");
+    assertThat(gateway.writes.take()).as("one answer for the whole sync").contains("apply ConfigMap tenant-spare/tenant-identity")
+        .noneMatch(w -> w.contains("HTTPRoute") || w.contains("Service tenant-spare/app-web"));
+    assertThat(gateway.requeued).as("for a plan that sees them").containsExactly("spare");
+    gateway.sync("spare");
+    assertThat(gateway.writes.take()).noneMatch(w -> w.contains("HTTPRoute") || w.contains("Service tenant-spare/app-web"));
   }
 
   @Test
