@@ -68,8 +68,9 @@ import java.util.stream.Collectors;
  * length, twice: the operator as configured (allocation.holdDuringSignupBursts on) and with the
  * hold off, a fresh operator process each (its first sync of every tenant over before the first
  * signup), on the same pool refilled in between. Per signup it records when it was answered, its
- * Tenant Active and Ready at its current generation, its route written (seen by a watch) and
- * accepted by the Gateway, its
+ * Tenant Active and Ready at its current generation, its route naming the URL's host written (seen
+ * by a watch) and accepted by the Gateway (0 for a spare's route, in place before the signup), its
+ * web Service's endpoints naming its Ready pod (a spare's Service selects none until bound), its
  * identity ConfigMap naming the customer, its fleet record written (the Tenant's recorded mark),
  * the first 200 through Traefik for the URL's host answered from its namespace, and when the
  * status URL asked with {@code ?wait=10s} (what a signup service does before it sends its customer
@@ -78,8 +79,8 @@ import java.util.stream.Collectors;
  * empty, work due within 15 s included unless nothing was written for 30 s, every allocation
  * recorded, the pool full again); and
  * whether the pool ran dry (a 503). Side by side, with every fourth signup, the peer: a plain
- * HTTPRoute the benchmark writes for one of the newest Ready spares' Service, timed from its
- * create to its first 200 through the same Traefik. As many signups as the burst has clients sent at
+ * HTTPRoute the benchmark writes for a Service it made ahead for one of the newest Ready spares'
+ * pods, timed from its create to its first 200 through the same Traefik. As many signups as the burst has clients sent at
  * once, with their peers, on each side (the issue's "32 concurrent signups"), before the rates and
  * again after them, with the routes they left (Traefik's time grows with its routes), each time after
  * the edge alone takes as many plain routes at once (their floor). Last, a burst
@@ -221,8 +222,8 @@ public final class SignupBenchmark {
         + " peer: an HTTPRoute the benchmark writes for a Service it made ahead for a Ready spare's pod%n%n",
         settings.seconds(), settings.pool(), MAX_PROVISIONING);
     System.out.println("| rate/s | side | signups | 200 | 503 pool dry | least Ready | answered | Active+Ready | route written | route accepted"
-        + " | identity | recorded | first 200 | not served | serving answered | not serving then | writes/signup | Datastore calls/signup |");
-    System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+        + " | endpoint ready | identity | recorded | first 200 | not served | serving answered | not serving then | writes/signup | Datastore calls/signup |");
+    System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     atOnce();
     for (double rate : settings.rates()) {
       for (boolean hold : List.of(true, false)) {
@@ -286,7 +287,7 @@ public final class SignupBenchmark {
     awaitServed(peers);
     Milestone served = Milestone.of(peers, s -> s.served);
     String label = String.format(Locale.ROOT, "%d at once, %d routes", peers.size(), routed);
-    System.out.printf(Locale.ROOT, "| %s | edge alone: plain routes, no operator | %d | | | | | | %s | %s | | | %s | %d | | | | |%n", label,
+    System.out.printf(Locale.ROOT, "| %s | edge alone: plain routes, no operator | %d | | | | | | %s | %s | | | | %s | %d | | | | |%n", label,
         peers.size(), Milestone.of(peers, s -> tracker.written(s.namespace, s.host)), Milestone.of(peers, s -> tracker.accepted(s.namespace, s.host)),
         served, served.missing());
     summary.add(String.format(Locale.ROOT, "%s, edge alone (plain routes, no operator): first 200 p50 %.0f ms, p99 %.0f ms", label,
@@ -566,7 +567,7 @@ public final class SignupBenchmark {
   }
 
   private record Phase(int signups, int ok, int dry, int failed, int leastReady, Milestone answered, Milestone ready,
-      Milestone written, Milestone accepted, Milestone identity, Milestone recorded, Milestone firstPage, int notServed, Milestone reported,
+      Milestone written, Milestone accepted, Milestone opened, Milestone identity, Milestone recorded, Milestone firstPage, int notServed, Milestone reported,
       int sentTo404, double writesPerSignup, double datastorePerSignup, Milestone peerWritten, Milestone peerAccepted, Milestone peer) {
   }
 
@@ -585,7 +586,7 @@ public final class SignupBenchmark {
     return new Phase(signups.size(), ok.size(), dry, signups.size() - ok.size() - dry, tracker.leastReady(),
         Milestone.of(signups, s -> s.answered), Milestone.of(ok, s -> tracker.ready(s.tenant)),
         Milestone.of(ok, s -> tracker.written(s.namespace, s.host)), Milestone.of(ok, s -> tracker.accepted(s.namespace, s.host)),
-        Milestone.of(ok, s -> tracker.identity(s.namespace, s.organization())), Milestone.of(ok, s -> tracker.recorded(s.tenant)),
+        Milestone.of(ok, s -> tracker.opened(s.namespace)), Milestone.of(ok, s -> tracker.identity(s.namespace, s.organization())), Milestone.of(ok, s -> tracker.recorded(s.tenant)),
         firstPage, firstPage.missing(), Milestone.of(ok, s -> s.servingReported),
         (int) ok.stream().filter(s -> s.servingReported > 0 && !s.servedWhenReported).count(), (after.writes() - before.writes()) / n,
         (double) (after.datastore() - before.datastore()) / n, Milestone.of(peers, s -> tracker.written(s.namespace, s.host)),
@@ -594,11 +595,12 @@ public final class SignupBenchmark {
   }
 
   private static void print(String rate, boolean hold, Phase p) {
-    System.out.printf(Locale.ROOT, "| %s | hold %s | %d | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s | %d | %s | %d | %.1f | %.1f |%n",
-        rate, onOff(hold), p.signups(), p.ok(), p.dry(), p.leastReady(), p.answered(), p.ready(), p.written(), p.accepted(), p.identity(),
+    System.out.printf(Locale.ROOT, "| %s | hold %s | %d | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %d | %s | %d | %.1f | %.1f |%n",
+        rate, onOff(hold), p.signups(), p.ok(), p.dry(), p.leastReady(), p.answered(), p.ready(), p.written(), p.accepted(), p.opened(),
+        p.identity(),
         p.recorded(), p.firstPage(), p.notServed(), p.reported(), p.sentTo404(), p.writesPerSignup(), p.datastorePerSignup());
     if (!p.peer().sortedNanos().isEmpty() || p.peer().missing() > 0) {
-      System.out.printf(Locale.ROOT, "| %s | peer, hold %s | %d | | | | | | %s | %s | | | %s | %d | | | | |%n", rate, onOff(hold),
+      System.out.printf(Locale.ROOT, "| %s | peer, hold %s | %d | | | | | | %s | %s | | | | %s | %d | | | | |%n", rate, onOff(hold),
           p.peer().sortedNanos().size() + p.peer().missing(), p.peerWritten(), p.peerAccepted(), p.peer(), p.peer().missing());
     }
   }

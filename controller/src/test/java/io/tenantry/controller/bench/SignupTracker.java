@@ -1,6 +1,7 @@
 package io.tenantry.controller.bench;
 
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRoute;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.RouteParentStatus;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -10,6 +11,7 @@ import io.tenantry.api.WellKnown;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.api.v1alpha1.TenantState;
+import io.tenantry.controller.resources.Names;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -21,7 +23,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * When each signup's milestones were first seen (System.nanoTime() at the watch event), from
  * informers of the benchmark's own client: Tenants Active and Ready at their current generation,
- * their allocation-recorded mark, HTTPRoutes accepted by the Gateway, identity ConfigMaps naming a
+ * their allocation-recorded mark, HTTPRoutes accepted by the Gateway, web Services whose endpoints
+ * name a Ready pod, identity ConfigMaps naming a
  * customer ({@link TrafficEdge} reports those). Also the pool's Ready spares, and the fewest seen
  * since the last {@link #resetLeastReady}, sampled every 200 ms.
  */
@@ -30,10 +33,12 @@ final class SignupTracker implements AutoCloseable {
   private final String pool;
   private final SharedIndexInformer<Tenant> tenants;
   private final SharedIndexInformer<HTTPRoute> routes;
+  private final SharedIndexInformer<EndpointSlice> webSlices;
   private final Map<String, Long> ready = new ConcurrentHashMap<>();
   private final Map<String, Long> recorded = new ConcurrentHashMap<>();
   private final Map<String, Long> written = new ConcurrentHashMap<>();
   private final Map<String, Long> accepted = new ConcurrentHashMap<>();
+  private final Map<String, Long> opened = new ConcurrentHashMap<>();
   private final Map<String, Long> identities = new ConcurrentHashMap<>();
   private final AtomicInteger leastReady = new AtomicInteger(Integer.MAX_VALUE);
   private final ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
@@ -42,6 +47,8 @@ final class SignupTracker implements AutoCloseable {
     this.pool = pool;
     tenants = admin.resources(Tenant.class).inform(new TrafficEdge.OnChange<>(this::tenantSeen), 0);
     routes = admin.resources(HTTPRoute.class).inAnyNamespace().inform(new TrafficEdge.OnChange<>(this::routeSeen), 0);
+    webSlices = admin.discovery().v1().endpointSlices().inAnyNamespace().withLabel("kubernetes.io/service-name", Names.app("web"))
+        .inform(new TrafficEdge.OnChange<>(this::sliceSeen), 0);
     sampler.scheduleWithFixedDelay(() -> leastReady.accumulateAndGet(readySpares().size(), Math::min), 0, 200,
         TimeUnit.MILLISECONDS);
   }
@@ -77,6 +84,14 @@ final class SignupTracker implements AutoCloseable {
     }
   }
 
+  /** Stamps the namespace when its web Service's endpoints first name a Ready pod: a spare's, once its bind opened it. */
+  private void sliceSeen(EndpointSlice slice) {
+    if (slice.getEndpoints() != null && slice.getEndpoints().stream()
+        .anyMatch(e -> e.getConditions() != null && Boolean.TRUE.equals(e.getConditions().getReady()))) {
+      opened.putIfAbsent(slice.getMetadata().getNamespace(), System.nanoTime());
+    }
+  }
+
   void identitySeen(String namespace, String organization) {
     identities.putIfAbsent(namespace + "/" + organization, System.nanoTime());
   }
@@ -105,6 +120,11 @@ final class SignupTracker implements AutoCloseable {
     accepted.remove(namespace + "/" + host);
   }
 
+  /** When the namespace's web Service first had a Ready endpoint. */
+  long opened(String namespace) {
+    return opened.getOrDefault(namespace, 0L);
+  }
+
   long identity(String namespace, String organization) {
     return identities.getOrDefault(namespace + "/" + organization, 0L);
   }
@@ -127,5 +147,6 @@ final class SignupTracker implements AutoCloseable {
     sampler.shutdownNow();
     tenants.close();
     routes.close();
+    webSlices.close();
   }
 }
