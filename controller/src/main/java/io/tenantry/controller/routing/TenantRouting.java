@@ -4,6 +4,7 @@ import static net.logstash.logback.argument.StructuredArguments.kv;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRoute;
+import io.tenantry.api.Spares;
 import io.tenantry.api.WellKnown;
 import io.tenantry.api.v1alpha1.AppSpec;
 import io.tenantry.api.v1alpha1.Tenant;
@@ -105,7 +106,10 @@ public final class TenantRouting {
    * fleet records: an adoption, a release and a transaction fewer on the customer's path). No
    * Routed condition while it waits, unless the Gateway refused its route (it would not serve once
    * bound). A claim that fails keeps the route as it is and is asked again later; the bind then
-   * writes what is missing.
+   * writes what is missing. The route is written once the spare is Ready, not before: a route the
+   * Gateway loads before its Service's EndpointSlice exists is refused and then accepted (two
+   * status writes in the Gateway's build, a Routed flap here). Until then, and through a rollout of
+   * the spare, the route it has is kept; the Ready status write brings the sync that writes it.
    */
   private Routes spare(TenantContext ctx, ClusterView view, OperatorConfig.Routing routing) {
     Tenant spare = ctx.tenant();
@@ -117,6 +121,9 @@ public final class TenantRouting {
       LOG.info("spare's hostname not claimed ahead; asked again later, or by its first sync as a tenant {} {}",
           kv("tenant", spare.getMetadata().getName()), kv("error", e.toString()));
       return new Routes(List.of(), RoutingStatus.NONE, true, true, true);
+    }
+    if (!Spares.isReady(spare)) {
+      return new Routes(List.of(), RoutingStatus.NONE, !heldByOthers.isEmpty(), true, true);
     }
     List<String> held = wanted.stream().filter(h -> !heldByOthers.containsKey(h)).toList();
     List<HasMetadata> objects = RouteModel.active(ctx, mode, held);

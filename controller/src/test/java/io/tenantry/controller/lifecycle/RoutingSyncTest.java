@@ -298,12 +298,16 @@ class RoutingSyncTest {
     gateway.tenant(name);
     gateway.edit(name, t -> {
       t.getSpec().setState(TenantState.New);
+      t.getSpec().setOrganization(null);
+      t.getSpec().setEmail(null);
       t.getMetadata().setLabels(new HashMap<>(Map.of(WellKnown.SPARE_POOL, "pool")));
     });
     gateway.sync(name); // finalizer
     gateway.sync(name); // objects
     gateway.cluster.rollOut(name);
-    gateway.sync(name); // status
+    gateway.sync(name); // status: Ready
+    assertThat(gateway.cluster.get(HTTPRoute.class, "tenant-" + name, "tenant")).as("no route before it is Ready").isNull();
+    gateway.sync(name); // its route
     gateway.writes.take();
   }
 

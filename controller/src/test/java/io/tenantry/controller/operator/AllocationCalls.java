@@ -65,9 +65,18 @@ public final class AllocationCalls {
     return send(request.build());
   }
 
+  /**
+   * Sends once more when the connection closed before any answer: a kept-alive connection the API
+   * closed as idle, which docs/allocation-api.md tells clients to retry (a signup is idempotent).
+   */
   public Answer send(HttpRequest request) {
     try {
-      HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> response;
+      try {
+        response = http.send(request, HttpResponse.BodyHandlers.ofString());
+      } catch (IOException closed) {
+        response = http.send(request, HttpResponse.BodyHandlers.ofString());
+      }
       return new Answer(response.statusCode(), response.headers().firstValue("Retry-After").orElse(null),
           JSON.readTree(response.body()));
     } catch (IOException e) {

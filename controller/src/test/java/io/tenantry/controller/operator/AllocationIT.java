@@ -272,12 +272,13 @@ class AllocationIT {
     });
     assertThat(boundRoutes("failed")).isZero();
     // Applied once: the winner's first sync, running meanwhile, left the route to the bind's thread.
-    // Besides it, each replacement spare's own route (a spare's route is written with it, gated).
+    // Besides it, each replacement spare's own route (written, gated, once the spare is Ready).
     awaitReadySpares(pool, 3);
     List<String> replacements = readySpares(pool).stream().map(t -> t.getMetadata().getName())
         .filter(name -> !podsBefore.containsKey(name)).toList();
-    assertThat(replacements).isNotEmpty().allSatisfy(name ->
-        assertThat(client.network().v1().ingresses().inNamespace("tenant-" + name).withName("tenant").get()).isNotNull());
+    assertThat(replacements).isNotEmpty();
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(replacements).allSatisfy(name ->
+        assertThat(client.network().v1().ingresses().inNamespace("tenant-" + name).withName("tenant").get()).isNotNull()));
     assertThat(BenchSupport.writes(client).getOrDefault("APPLY ingresses", 0.0) - appliesBefore)
         .isEqualTo(1.0 + replacements.size());
     // The operator routes the winner at its URL, having restarted none of its pods.

@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRoute;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.tenantry.api.WellKnown;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.controller.apply.Converger;
@@ -17,7 +16,6 @@ import io.tenantry.controller.resources.TenantContext;
 import io.tenantry.spares.fleet.InMemoryFleetRecords;
 import io.tenantry.spares.fleet.TenantRef;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -168,12 +166,7 @@ class BoundRoutesTest {
    * none, generation 1), as the operator's cache holds them.
    */
   private Tenant bound(String name, String subdomain) {
-    Tenant tenant = RouteModelTest.acme();
-    tenant.getMetadata().setName(name);
-    tenant.getMetadata().setUid("uid-" + name);
-    tenant.getMetadata().setGeneration(1L);
-    tenant.getMetadata().setLabels(new HashMap<>(Map.of(WellKnown.SPARE_POOL, "pool")));
-    tenant.getSpec().setState(TenantState.New);
+    Tenant tenant = RouteModelTest.readySpare(name);
     tenant.getSpec().setHostnames(List.of());
     TenantContext spare = RouteModelTest.context(tenant);
     TenantRouting.Routes ahead = routing.of(spare, cluster);

@@ -6,14 +6,20 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRoute;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRouteRule;
 import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
+import io.tenantry.api.WellKnown;
 import io.tenantry.api.v1alpha1.AppRoute;
 import io.tenantry.api.v1alpha1.AppSpec;
 import io.tenantry.api.v1alpha1.Tenant;
+import io.tenantry.api.v1alpha1.TenantPhase;
+import io.tenantry.api.v1alpha1.TenantState;
+import io.tenantry.api.v1alpha1.TenantStatus;
 import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.controller.config.OperatorConfig.RoutingMode;
 import io.tenantry.controller.operator.OperatorHarness;
 import io.tenantry.controller.resources.TenantContext;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class RouteModelTest {
@@ -32,6 +38,25 @@ class RouteModelTest {
     tenant.getSpec().getApps().add(api);
     tenant.getSpec().getApps().add(new AppSpec("worker", "registry.example.com/acme/worker", "1.0.0", 1, 9091));
     return tenant;
+  }
+
+  /**
+   * acme as a spare of pool "pool" named {@code name}: unallocated, and Ready at its generation 1
+   * (its route is written from then on).
+   */
+  static Tenant readySpare(String name) {
+    Tenant spare = acme();
+    spare.getMetadata().setName(name);
+    spare.getMetadata().setUid("uid-" + name);
+    spare.getMetadata().setGeneration(1L);
+    spare.getMetadata().setLabels(new HashMap<>(Map.of(WellKnown.SPARE_POOL, "pool")));
+    spare.getSpec().setState(TenantState.New);
+    spare.getSpec().setOrganization(null);
+    spare.getSpec().setEmail(null);
+    spare.setStatus(new TenantStatus());
+    spare.getStatus().setPhase(TenantPhase.Ready);
+    spare.getStatus().setObservedGeneration(1L);
+    return spare;
   }
 
   static TenantContext context(Tenant tenant) {

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRoute;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRouteStatusBuilder;
-import io.tenantry.api.WellKnown;
 import io.tenantry.api.v1alpha1.Tenant;
+import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.controller.config.OperatorConfig.RoutingMode;
 import io.tenantry.controller.fakes.FakeCluster;
@@ -17,9 +17,7 @@ import io.tenantry.spares.fleet.InMemoryFleetRecords;
 import io.tenantry.spares.fleet.TenantRef;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -106,6 +104,25 @@ class TenantRoutingTest {
   }
 
   @Test
+  void aSpareNotReadyYetClaimsItsNameButHasItsRouteOnlyOnceReadyAndKeepsItThroughARollout() {
+    Tenant spare = spare("pool-b2c3d");
+    spare.getStatus().setPhase(TenantPhase.Provisioning);
+    TenantRouting.Routes starting = routing.of(RouteModelTest.context(spare), new FakeCluster());
+    assertThat(starting.objects()).as("no route before its Service has a Ready pod").isEmpty();
+    assertThat(starting.keep()).as("none deleted either").isTrue();
+    assertThat(starting.claimAgain()).as("its Ready status brings the sync that writes it").isFalse();
+    assertThat(records.hostnameHolder("pool-b2c3d.tenants.example.com")).as("claimed in its first sync").isPresent();
+
+    spare.getStatus().setPhase(TenantPhase.Ready);
+    assertThat(routing.of(RouteModelTest.context(spare), new FakeCluster()).objects()).hasSize(1);
+
+    spare.getMetadata().setGeneration(2L); // A new version rolling out to the pool.
+    TenantRouting.Routes rolling = routing.of(RouteModelTest.context(spare), new FakeCluster());
+    assertThat(rolling.objects()).isEmpty();
+    assertThat(rolling.keep()).as("the route it has stays while it rolls").isTrue();
+  }
+
+  @Test
   void aNewTenantOfNoPoolClaimsNothing() {
     Tenant tenant = RouteModelTest.acme();
     tenant.getMetadata().setUid("uid-acme");
@@ -115,11 +132,6 @@ class TenantRoutingTest {
   }
 
   private static Tenant spare(String name) {
-    Tenant spare = RouteModelTest.acme();
-    spare.getMetadata().setName(name);
-    spare.getMetadata().setUid("uid-" + name);
-    spare.getMetadata().setLabels(new HashMap<>(Map.of(WellKnown.SPARE_POOL, "pool")));
-    spare.getSpec().setState(TenantState.New);
-    return spare;
+    return RouteModelTest.readySpare(name);
   }
 }
