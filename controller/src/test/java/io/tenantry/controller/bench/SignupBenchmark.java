@@ -42,9 +42,11 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
@@ -179,6 +181,8 @@ public final class SignupBenchmark {
   private final List<String> writesByKind = new ArrayList<>();
   /** Per phase, the failed signups' answers and how many of each, where there were any. */
   private final List<String> failures = new ArrayList<>();
+  /** Namespaces holding a peer Service not removed yet: the next round's peers go elsewhere. */
+  private final Set<String> peerNamespaces = new HashSet<>();
   private int sequence;
 
   private SignupBenchmark(TestCluster cluster, KubernetesClient admin, TrafficEdge edge, SignupTracker tracker,
@@ -497,7 +501,7 @@ public final class SignupBenchmark {
    * nothing until it is bound. Returns their namespaces once each Service's endpoints name its pod.
    */
   private List<String> peerServices(int count) throws InterruptedException {
-    List<Tenant> spares = tracker.readySpares().stream()
+    List<Tenant> spares = tracker.readySpares().stream().filter(t -> !peerNamespaces.contains(t.getStatus().getNamespace()))
         .sorted(java.util.Comparator.comparing((Tenant t) -> t.getMetadata().getCreationTimestamp()).reversed())
         .limit(count).toList();
     for (Tenant spare : spares) {
@@ -508,6 +512,7 @@ public final class SignupBenchmark {
           .endSpec().build()).create();
     }
     List<String> namespaces = spares.stream().map(t -> t.getStatus().getNamespace()).toList();
+    peerNamespaces.addAll(namespaces);
     for (String namespace : namespaces) {
       BenchSupport.waitUntil(() -> admin.discovery().v1().endpointSlices().inNamespace(namespace)
           .withLabel("kubernetes.io/service-name", PEER).list().getItems().stream()
@@ -526,6 +531,7 @@ public final class SignupBenchmark {
     for (Signup s : peers) {
       admin.resources(HTTPRoute.class).inNamespace(s.namespace).withName(PEER).delete();
       admin.services().inNamespace(s.namespace).withName(PEER).delete();
+      peerNamespaces.remove(s.namespace);
       tracker.forgetRoute(s.namespace, s.host);
     }
   }
