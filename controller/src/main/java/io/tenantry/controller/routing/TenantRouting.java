@@ -35,7 +35,7 @@ public final class TenantRouting {
    * The tenant's route objects and what its status says of them. {@code claimAgain}: a hostname is
    * held by another tenant, or could not be claimed just now. {@code gated}: a spare's, whose
    * exposed Services stay closed ({@link SpareGate}). {@code keep}: a spare whose hostname could not
-   * be claimed keeps the route it has, neither written nor deleted.
+   * be claimed, or that is not Ready, keeps the route it has, neither written nor deleted.
    */
   public record Routes(List<HasMetadata> objects, RoutingStatus status, boolean claimAgain, boolean gated, boolean keep) {
     static final Routes NONE = new Routes(List.of(), RoutingStatus.NONE, false, false, false);
