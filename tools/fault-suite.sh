@@ -81,7 +81,9 @@ same classes at small sizes.
 - **ApiServerFaultsIT** — the API server killed and restarted during syncs: the operator recovers
   without a restart, sends a bounded number of requests while it is down (no hot loop) and
   deletes nothing; and watches expired by an etcd compaction (410 Gone): the informers list
-  again, no owned object is deleted or recreated, and converged tenants cost no write.
+  again, no owned object is deleted or recreated, and converged tenants cost no write; and down
+  while informers start (as when a pod takes the lead), for longer than the client's own request
+  retries: they start once it is back, instead of failing the start and the lead with it.
 - **SecretStoreOutageIT** — KMS, the bucket, or both unavailable: tenants keep running, a
   condition names the cause, nothing in the cluster is deleted, a purge waits (Purging, finalizer
   kept) and finishes, and tenants recover within a bounded time once the store returns (the

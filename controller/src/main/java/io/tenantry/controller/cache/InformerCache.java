@@ -56,6 +56,7 @@ public final class InformerCache implements ClusterView, AutoCloseable {
       PersistentVolumeClaim.class, HorizontalPodAutoscaler.class);
 
   private static final String POOL_INDEX = "pool";
+  private static final InformerRetries RETRIES = new InformerRetries();
 
   private final SharedIndexInformer<Tenant> tenants;
   private final SharedIndexInformer<SparePool> pools;
@@ -86,6 +87,7 @@ public final class InformerCache implements ClusterView, AutoCloseable {
     this.edgeNamespace = edgeNamespace;
     this.routeKinds = List.copyOf(routeKinds);
     tenants = client.resources(Tenant.class).runnableInformer(resync.toMillis()).itemStore(new LeanItemStore<>());
+    tenants.exceptionHandler(RETRIES);
     tenants.addEventHandler(handler(t -> t, t -> (Spares.justBound(t) ? enqueueFirst : enqueue).accept(t.getMetadata().getName())));
     tenants.addIndexers(Map.of(POOL_INDEX, t -> {
       String pool = t.getMetadata().getLabels() == null ? null : t.getMetadata().getLabels().get(WellKnown.SPARE_POOL);
@@ -94,6 +96,7 @@ public final class InformerCache implements ClusterView, AutoCloseable {
     tenants.addEventHandler(handler(t -> t.getMetadata().getLabels() == null ? null
         : t.getMetadata().getLabels().get(WellKnown.SPARE_POOL), enqueuePool));
     pools = client.resources(SparePool.class).runnableInformer(resync.toMillis()).itemStore(new LeanItemStore<>());
+    pools.exceptionHandler(RETRIES);
     pools.addEventHandler(handler(p -> p.getMetadata().getName(), enqueuePool));
     for (Class<? extends HasMetadata> kind : OWNED_KINDS) {
       owned.put(kind, ownedInformer(client, kind, enqueue));
@@ -132,6 +135,7 @@ public final class InformerCache implements ClusterView, AutoCloseable {
         : client.resources(kind).inAnyNamespace().withLabel(Labels.MANAGED_BY, Labels.MANAGER).runnableInformer(0);
     CompactItemStore<T> store = new CompactItemStore<>(kind, client.getKubernetesSerialization());
     informer.itemStore(store);
+    informer.exceptionHandler(RETRIES);
     ownedStores.put(kind, store);
     informer.addIndexers(Map.of(TENANT_INDEX, o -> {
       String tenant = tenantOf(o);

@@ -35,6 +35,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
@@ -49,7 +50,10 @@ import org.junit.jupiter.api.Test;
  *       off (a bounded number of requests, no hot loop), deletes nothing, and brings every tenant
  *       to Ready once the API server is back, without a restart;
  *   <li>its watches expired by an etcd compaction (410 Gone): every informer lists again, no owned
- *       object is deleted or recreated, and converged tenants cost no write.
+ *       object is deleted or recreated, and converged tenants cost no write;
+ *   <li>down while an operator's informers start (as when a pod takes the lead): their lists fail
+ *       for longer than the client's own request retries last, and they start once it is back,
+ *       instead of failing the start (and the lead with it).
  * </ul>
  */
 class ApiServerFaultsIT {
@@ -176,6 +180,36 @@ class ApiServerFaultsIT {
     assertThat(writes).as("writes by the operator after the relist").isEmpty();
     assertThat(client.resources(Tenant.class).list().getItems())
         .allSatisfy(t -> assertThat(t.getStatus().getPhase()).isEqualTo(TenantPhase.Ready));
+  }
+
+  @Test
+  void informersStartingWhileTheApiServerIsDownStartOnceItIsBack() throws Exception {
+    List<String> names = createTenants("start", 1);
+    await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1)).until(() -> allReady(names));
+    // Longer than fabric8's own retries of a failed request (about 19 s): the informers' lists fail.
+    Duration down = OUTAGE.plusSeconds(10);
+    SimulatedCluster.stopApiServer(CLUSTER);
+    try (KubernetesClient starting = cluster.newClient();
+        InformerCache cache = new InformerCache(starting, CONFIG.namespacePrefix(), CONFIG.templateNamespace(),
+            CONFIG.edgeNamespace(), Duration.ZERO, k -> { }, k -> { }, k -> { }, List.of())) {
+      CompletableFuture<Void> started = CompletableFuture.runAsync(() -> {
+        try {
+          cache.start(Duration.ofMinutes(2));
+        } catch (Exception e) {
+          throw new CompletionException(e);
+        }
+      });
+      await().during(down).atMost(down.plusSeconds(5)).pollInterval(Duration.ofMillis(200)).until(() -> !started.isDone());
+      SimulatedCluster.startApiServer(CLUSTER);
+      long back = System.nanoTime();
+
+      started.get(1, TimeUnit.MINUTES);
+      System.out.printf("[reliability] informers started with the API server down for %d s: started %.1f s after it returned%n",
+          down.toSeconds(), (System.nanoTime() - back) / 1e9);
+      assertThat(cache.hasSynced()).as("every informer synced").isTrue();
+      assertThat(cache.tenantNames()).as("tenants listed").containsAll(names);
+    }
+    await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofSeconds(1)).until(() -> allReady(names));
   }
 
   private static List<String> createTenants(String prefix, int count) {

@@ -1,0 +1,48 @@
+package io.tenantry.controller.cache;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.core.JsonParseException;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.vertx.core.http.HttpClosedException;
+import java.net.ConnectException;
+import java.util.concurrent.CompletionException;
+import org.junit.jupiter.api.Test;
+
+class InformerRetriesTest {
+
+  private final InformerRetries retries = new InformerRetries();
+
+  @Test
+  void aConnectionClosedOrRefusedBeforeTheFirstListIsRetried() {
+    // As the leader's start failed: a pooled connection the API server had just closed.
+    assertThat(retries.retryAfterException(false, new CompletionException(new HttpClosedException("Connection was closed"))))
+        .isTrue();
+    assertThat(retries.retryAfterException(false, new KubernetesClientException("list failed", new ConnectException("refused"))))
+        .isTrue();
+  }
+
+  @Test
+  void anApiServerThatIsBusyOrFailingIsRetriedStartedOrNot() {
+    for (int code : new int[] {408, 429, 500, 503, 504}) {
+      assertThat(retries.retryAfterException(false, new KubernetesClientException("x", code, null))).as("%d", code).isTrue();
+      assertThat(retries.retryAfterException(true, new KubernetesClientException("x", code, null))).as("%d", code).isTrue();
+    }
+  }
+
+  @Test
+  void aRefusedFirstListStopsTheStartWithItsReasonButAStartedInformerKeepsTrying() {
+    KubernetesClientException forbidden = new KubernetesClientException("tenants is forbidden", 403, null);
+    assertThat(retries.retryAfterException(false, forbidden)).isFalse();
+    assertThat(retries.retryAfterException(false, new CompletionException(new KubernetesClientException("not found", 404, null))))
+        .isFalse();
+    assertThat(retries.retryAfterException(true, forbidden)).as("a permission restored later heals it").isTrue();
+  }
+
+  @Test
+  void anAnswerTheClientCannotDecodeIsNotRetried() {
+    KubernetesClientException undecodable = new KubernetesClientException("decode", new JsonParseException(null, "bad"));
+    assertThat(retries.retryAfterException(false, undecodable)).isFalse();
+    assertThat(retries.retryAfterException(true, undecodable)).isFalse();
+  }
+}
