@@ -4,7 +4,11 @@ import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.api.v1alpha1.TenantStatus;
+import java.util.Collection;
+import java.util.Comparator;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * What makes a Tenant a spare, for the SparePool controller and the allocation API alike: a
@@ -12,6 +16,10 @@ import java.util.Map;
  * allocation once its status describes its current spec and reports phase Ready.
  */
 public final class Spares {
+
+  /** The order in which the allocation API takes a pool's Ready spares: the longest standing first, then by name. */
+  public static final Comparator<Tenant> LONGEST_STANDING =
+      Comparator.comparing((Tenant t) -> t.getMetadata().getCreationTimestamp()).thenComparing(t -> t.getMetadata().getName());
 
   private Spares() {
   }
@@ -33,6 +41,30 @@ public final class Spares {
     return isUnallocated(tenant) && tenant.getStatus() != null && tenant.getStatus().getPhase() == TenantPhase.Ready
         && tenant.getStatus().getObservedGeneration() != null
         && tenant.getStatus().getObservedGeneration().equals(tenant.getMetadata().getGeneration());
+  }
+
+  /**
+   * The names of the {@code count} Ready spares among {@code tenants} (a pool's) that the allocation
+   * API takes next: the first in {@link #LONGEST_STANDING} order.
+   */
+  public static Set<String> nextInLine(Collection<Tenant> tenants, int count) {
+    return tenants.stream().filter(Spares::isReady).sorted(LONGEST_STANDING).limit(count)
+        .map(t -> t.getMetadata().getName()).collect(Collectors.toSet());
+  }
+
+  /**
+   * Whether {@code spare} is Ready and among the {@code count} of its pool that the allocation API
+   * takes next: fewer than {@code count} of the pool's other Ready spares ({@code tenants}, with or
+   * without it) stand longer. The same answer as {@link #nextInLine}, for one spare, without sorting.
+   */
+  public static boolean isNextInLine(Tenant spare, Collection<Tenant> tenants, int count) {
+    if (!isReady(spare)) {
+      return false;
+    }
+    String name = spare.getMetadata().getName();
+    long ahead = tenants.stream()
+        .filter(t -> !t.getMetadata().getName().equals(name) && isReady(t) && LONGEST_STANDING.compare(t, spare) < 0).count();
+    return ahead < count;
   }
 
   /**

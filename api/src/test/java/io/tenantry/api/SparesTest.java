@@ -9,6 +9,7 @@ import io.tenantry.api.v1alpha1.TenantSpec;
 import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.api.v1alpha1.TenantStatus;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -56,5 +57,43 @@ class SparesTest {
 
     tenant.getStatus().setPhase(TenantPhase.Progressing);
     assertThat(Spares.serving(tenant, true)).isFalse();
+  }
+
+  @Test
+  void nextInLineAreTheLongestStandingReadySparesByNameOnATie() {
+    Tenant oldest = readySpare("pool-b", "2026-11-28T10:00:00Z");
+    Tenant tiedByName = readySpare("pool-a", "2026-11-28T10:00:01Z");
+    Tenant tied = readySpare("pool-c", "2026-11-28T10:00:01Z");
+    Tenant newest = readySpare("pool-d", "2026-11-28T10:00:02Z");
+    Tenant building = readySpare("pool-e", "2026-11-28T09:00:00Z");
+    building.getStatus().setPhase(TenantPhase.Provisioning);
+    Tenant bound = readySpare("pool-f", "2026-11-28T09:00:00Z");
+    bound.getSpec().setOrganization("Acme");
+    List<Tenant> pool = List.of(newest, tied, bound, building, tiedByName, oldest);
+
+    assertThat(Spares.nextInLine(pool, 3)).containsExactlyInAnyOrder("pool-b", "pool-a", "pool-c");
+    assertThat(Spares.nextInLine(pool, 2)).containsExactlyInAnyOrder("pool-b", "pool-a");
+    assertThat(Spares.nextInLine(pool, 10)).as("only Ready spares").hasSize(4);
+    assertThat(Spares.nextInLine(pool, 0)).isEmpty();
+    for (Tenant spare : pool) {
+      assertThat(Spares.isNextInLine(spare, pool, 3)).as(spare.getMetadata().getName())
+          .isEqualTo(Spares.nextInLine(pool, 3).contains(spare.getMetadata().getName()));
+    }
+    assertThat(Spares.isNextInLine(tied, List.of(newest, oldest), 2)).as("with the pool's others only").isTrue();
+    assertThat(Spares.isNextInLine(newest, List.of(newest, oldest, tied), 2)).isFalse();
+  }
+
+  private static Tenant readySpare(String name, String created) {
+    Tenant spare = new Tenant();
+    spare.getMetadata().setName(name);
+    spare.getMetadata().setCreationTimestamp(created);
+    spare.getMetadata().setGeneration(1L);
+    spare.getMetadata().setLabels(new HashMap<>(Map.of(WellKnown.SPARE_POOL, "pool")));
+    spare.setSpec(new TenantSpec());
+    spare.getSpec().setState(TenantState.New);
+    spare.setStatus(new TenantStatus());
+    spare.getStatus().setPhase(TenantPhase.Ready);
+    spare.getStatus().setObservedGeneration(1L);
+    return spare;
   }
 }

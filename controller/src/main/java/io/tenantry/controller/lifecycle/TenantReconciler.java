@@ -5,6 +5,7 @@ import static net.logstash.logback.argument.StructuredArguments.kv;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.tenantry.api.Timestamps;
+import io.tenantry.api.Spares;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.api.v1alpha1.TenantState;
@@ -100,8 +101,10 @@ public final class TenantReconciler {
       return SyncResult.done(); // Deleted: nothing of it remains to converge.
     }
     // Nothing about the tenant changed since a sync found it converged: it still is. This is the
-    // resync of a converged tenant, the common case, and it reads a few cache entries only.
-    long fingerprint = cache.fingerprint(name) * 31 + templates.stateVersion();
+    // resync of a converged tenant, the common case, and it reads a few cache entries only. Besides
+    // its own objects, a sync reads the templates and, for a spare, whether it is next in line for a
+    // signup (its route is written ahead then: a bind of another spare moves the line).
+    long fingerprint = (cache.fingerprint(name) * 31 + templates.stateVersion()) * 31 + (nextInLine(tenant) ? 1 : 0);
     // A backup falling due is the one thing time changes about a converged tenant: read from its status.
     Optional<Duration> backupDue = backups == null ? Optional.empty()
         : backups.untilDue(tenant, config.plans().get(tenant.getSpec().getPlan()));
@@ -139,6 +142,11 @@ public final class TenantReconciler {
       converged.forget(name);
     }
     return outcome.next();
+  }
+
+  private boolean nextInLine(Tenant tenant) {
+    String pool = Spares.pool(tenant);
+    return pool != null && Spares.isNextInLine(tenant, cache.spares(pool), config.routing().spareRoutesAhead());
   }
 
   /** The outcome with the tenant's backups: their status, and the next due time when nothing sooner is asked. */

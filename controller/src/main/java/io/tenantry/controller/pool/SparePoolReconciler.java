@@ -28,7 +28,9 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,6 +52,10 @@ import org.slf4j.LoggerFactory;
  * pod kube-controller-manager makes), and the status changes with every bind: all of it would
  * otherwise queue up between the binds of the signups that caused it. A pool emptied by a burst
  * refills a second after its last bind: signups that find it empty bind nothing.
+ *
+ * <p>Routes ahead: the spares next in line for a signup ({@link Spares#nextInLine}, the
+ * operator's {@code routing.spareRoutesAhead} of them) have their route written ahead by their own
+ * sync; a bind moves the line, and the spare that joins it is queued here for that sync.
  *
  * <p>Names: a spare is named {@code <pool>-} and five random characters, reserved fleet-wide
  * ({@link SpareNames}) before its Tenant is created; a name another cluster holds is drawn again.
@@ -79,24 +85,36 @@ public final class SparePoolReconciler {
   private final Map<String, Map<String, Instant>> unseenCreates = new ConcurrentHashMap<>();
   /** By pool, when the refill was first held back for the signups arriving now. */
   private final Map<String, Instant> heldSince = new ConcurrentHashMap<>();
+  /** How many spares of a pool are routed ahead (0: none, routing is off); who writes their route. */
+  private final int routesAhead;
+  private final Consumer<String> routeAhead;
+  /** By pool, the spares next in line at its last sync. */
+  private final Map<String, Set<String>> inLine = new ConcurrentHashMap<>();
 
-  public SparePoolReconciler(ClusterView cache, SpareWriter writer, SpareNames names, Clock clock, boolean holdDuringBursts) {
+  /**
+   * @param routesAhead how many of a pool's Ready spares are routed ahead (routing.spareRoutesAhead; 0 when routing is off)
+   * @param routeAhead receives the name of a spare that joined the line, for the tenant sync that writes its route
+   */
+  public SparePoolReconciler(ClusterView cache, SpareWriter writer, SpareNames names, Clock clock, boolean holdDuringBursts,
+      int routesAhead, Consumer<String> routeAhead) {
     this.cache = cache;
     this.writer = writer;
     this.names = names;
     this.clock = clock;
     this.holdDuringBursts = holdDuringBursts;
+    this.routesAhead = routesAhead;
+    this.routeAhead = routeAhead;
   }
 
   public SyncResult sync(String poolName) {
     SparePool pool = cache.pool(poolName);
     if (pool == null) {
-      unseenCreates.remove(poolName);
-      heldSince.remove(poolName);
+      forget(poolName);
       return SyncResult.done(); // A deleted pool stops refilling; its spares stay tenants.
     }
     TenantTemplate template = pool.getSpec().getTemplate();
     List<Tenant> spares = cache.spares(poolName);
+    lineUp(poolName, spares);
     int unseen = unseen(poolName, spares);
     List<Tenant> unallocated = new ArrayList<>();
     int allocated = 0;
@@ -150,6 +168,22 @@ public final class SparePoolReconciler {
     // Come back when the refill may start, or when the surge ends, to retire what it built.
     Duration next = held.isZero() ? surgeLeft : surgeLeft.isZero() ? held : min(held, surgeLeft);
     return next.isZero() ? SyncResult.done() : SyncResult.after(next);
+  }
+
+  private void forget(String poolName) {
+    unseenCreates.remove(poolName);
+    heldSince.remove(poolName);
+    inLine.remove(poolName);
+  }
+
+  /** Queues the spares that joined the pool's line since its last sync (all of it, on this process's first). */
+  private void lineUp(String poolName, List<Tenant> spares) {
+    if (routesAhead == 0) {
+      return;
+    }
+    Set<String> line = Spares.nextInLine(spares, routesAhead);
+    Set<String> before = inLine.put(poolName, line);
+    line.stream().filter(name -> before == null || !before.contains(name)).forEach(routeAhead);
   }
 
   /** How much longer replacements and the status wait for the signups arriving now to pause; zero: not at all. */

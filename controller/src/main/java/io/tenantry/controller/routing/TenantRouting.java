@@ -26,8 +26,8 @@ import org.slf4j.LoggerFactory;
 /**
  * A tenant's part of the edge: its hostnames are claimed ({@link HostnameClaims}) before any
  * route names them, then routed to its apps while Active, to the paused page while Frozen, and
- * not at all otherwise; a spare's route is written ahead, to Services that select no pod until it
- * is bound ({@link SpareGate}).
+ * not at all otherwise; the route of a spare next in line for a signup is written ahead, to
+ * Services that select no pod until it is bound ({@link SpareGate}).
  */
 public final class TenantRouting {
 
@@ -35,7 +35,7 @@ public final class TenantRouting {
    * The tenant's route objects and what its status says of them. {@code claimAgain}: a hostname is
    * held by another tenant, or could not be claimed just now. {@code gated}: a spare's, whose
    * exposed Services stay closed ({@link SpareGate}). {@code keep}: a spare whose hostname could not
-   * be claimed, or that is not Ready, keeps the route it has, neither written nor deleted.
+   * be claimed, that is not Ready or not next in line, keeps the route it has, neither written nor deleted.
    */
   public record Routes(List<HasMetadata> objects, RoutingStatus status, boolean claimAgain, boolean gated, boolean keep) {
     static final Routes NONE = new Routes(List.of(), RoutingStatus.NONE, false, false, false);
@@ -100,16 +100,22 @@ public final class TenantRouting {
   }
 
   /**
-   * A spare claims the hostname its name gives it while it waits, and has its route written then,
-   * gated ({@link SpareGate}): bound without a subdomain, the edge has had its route for long and
-   * the bind only opens its Services; its first sync finds the claim held and asks no one (with
-   * fleet records: an adoption, a release and a transaction fewer on the customer's path). No
-   * Routed condition while it waits, unless the Gateway refused its route (it would not serve once
-   * bound). A claim that fails keeps the route as it is and is asked again later; the bind then
-   * writes what is missing. The route is written once the spare is Ready, not before: a route the
-   * Gateway loads before its Service's EndpointSlice exists is refused and then accepted (two
-   * status writes in the Gateway's build, a Routed flap here). Until then, and through a rollout of
-   * the spare, the route it has is kept; the Ready status write brings the sync that writes it.
+   * A spare claims the hostname its name gives it while it waits, and the spares next in line for a
+   * signup have their route written then, gated ({@link SpareGate}): bound without a subdomain, the
+   * edge has had its route for a while and the bind only opens its Services; its first sync finds
+   * the claim held and asks no one (with fleet records: an adoption, a release and a transaction
+   * fewer on the customer's path). No Routed condition while it waits, unless the Gateway refused
+   * its route (it would not serve once bound). A claim that fails keeps the route as it is and is
+   * asked again later; the bind then writes what is missing.
+   *
+   * <p>Which spares: those Ready and among the pool's first {@code routing.spareRoutesAhead} in the
+   * allocation API's order ({@link Spares#isNextInLine}), not the whole buffer: every route costs the
+   * Gateway on each of its builds, and a pool of a thousand made every build, other tenants' too,
+   * walk a thousand routes no customer was about to use. The SparePool controller queues a spare
+   * when a bind moves it into the line. Not before it is Ready: a route the Gateway loads before
+   * its Service's EndpointSlice exists is refused and then accepted (two status writes in the
+   * Gateway's build, a Routed flap here). Outside the line, and through a rollout of the spare,
+   * the route it has is kept (neither written nor deleted).
    */
   private Routes spare(TenantContext ctx, ClusterView view, OperatorConfig.Routing routing) {
     Tenant spare = ctx.tenant();
@@ -122,7 +128,7 @@ public final class TenantRouting {
           kv("tenant", spare.getMetadata().getName()), kv("error", e.toString()));
       return new Routes(List.of(), RoutingStatus.NONE, true, true, true);
     }
-    if (!Spares.isReady(spare)) {
+    if (!Spares.isNextInLine(spare, view.spares(Spares.pool(spare)), routing.spareRoutesAhead())) {
       return new Routes(List.of(), RoutingStatus.NONE, !heldByOthers.isEmpty(), true, true);
     }
     List<String> held = wanted.stream().filter(h -> !heldByOthers.containsKey(h)).toList();

@@ -239,6 +239,25 @@ class RoutingSyncTest {
   }
 
   @Test
+  void aConvergedSpareBeyondTheLineHasItsRouteWrittenOnceABindMovesItIntoTheLine() {
+    SyncFixture oneAhead = new SyncFixture(10, "{routing: {baseDomain: tenants.example.com, spareRoutesAhead: 1}}",
+        RoutingMode.GATEWAY);
+    spare(oneAhead, "first");
+    spare(oneAhead, "second");
+    assertThat(oneAhead.cluster.get(HTTPRoute.class, "tenant-first", "tenant")).isNotNull();
+    assertThat(oneAhead.cluster.get(HTTPRoute.class, "tenant-second", "tenant")).as("second in line").isNull();
+    oneAhead.sync("second");
+    assertThat(oneAhead.writes.take()).as("converged as far as it goes").isEmpty();
+
+    oneAhead.edit("first", t -> {
+      t.getSpec().setState(TenantState.Active);
+      t.getSpec().setOrganization("Acme");
+    });
+    oneAhead.sync("second"); // Queued by the SparePool controller; nothing of its own changed.
+    assertThat(oneAhead.writes.take()).contains("create HTTPRoute tenant-second/tenant");
+  }
+
+  @Test
   void aSyncPlannedFromTheSpareWhileItsBindOpensItsServicesDoesNotCloseThemAgain() {
     spare("spare");
     Tenant asSpare = gateway.cluster.tenant("spare");
@@ -295,6 +314,10 @@ class RoutingSyncTest {
 
   /** A Ready spare of pool "pool", as its syncs left it. */
   private void spare(String name) {
+    spare(gateway, name);
+  }
+
+  private static void spare(SyncFixture gateway, String name) {
     gateway.tenant(name);
     gateway.edit(name, t -> {
       t.getSpec().setState(TenantState.New);

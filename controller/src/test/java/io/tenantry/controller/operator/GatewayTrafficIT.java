@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRoute;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.tenantry.api.Spares;
 import io.tenantry.api.v1alpha1.AppRoute;
 import io.tenantry.api.v1alpha1.AppSpec;
 import io.tenantry.api.v1alpha1.SparePool;
@@ -46,6 +47,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -62,6 +64,8 @@ class GatewayTrafficIT {
   private static final String BASE_DOMAIN = "tenants.traffic.test";
   private static final String EDGE = "tenantry-edge";
   private static final Duration CONVERGE = Duration.ofSeconds(90);
+  /** routing.spareRoutesAhead: a pool's two longest-standing Ready spares have their route ahead. */
+  private static final int ROUTES_AHEAD = 2;
 
   private static TestCluster cluster;
   private static KubernetesClient client;
@@ -90,7 +94,7 @@ class GatewayTrafficIT {
         client.serviceAccounts().inNamespace(ns.getMetadata().getName()).withName("default").get() != null));
     client.resourceList(objects.stream().filter(o -> !(o instanceof Namespace)).toList()).forceConflicts().serverSideApply();
     harness = new OperatorHarness(cluster, OperatorConfig.defaults().with(
-        "{routing: {mode: gateway, baseDomain: " + BASE_DOMAIN + ", scheme: http},"
+        "{routing: {mode: gateway, baseDomain: " + BASE_DOMAIN + ", scheme: http, spareRoutesAhead: " + ROUTES_AHEAD + "},"
             + " allocation: {servingProbeAddress: '127.0.0.1:" + gatewayPort + "'}}"));
     allocations = harness.serveAllocations(new InMemoryFleetRecords(), TOKEN);
     traefik = startTraefik();
@@ -202,6 +206,55 @@ class GatewayTrafficIT {
         .as("its route, as written with the spare").isEqualTo(1L);
     assertThat(readyEndpoints(tenant)).isEqualTo(1);
     assertThat(get(other + "." + BASE_DOMAIN).status()).as("the spare still waiting").isEqualTo(503);
+  }
+
+  @Test
+  void onlyTheSparesNextInLineHaveARouteABindMovesTheLineAndSparesBoundBeyondItServeToo() throws Exception {
+    SparePool pool = OperatorHarness.sparePool("line", ROUTES_AHEAD, 3);
+    AppSpec web = pool.getSpec().getTemplate().getApps().get(0);
+    web.setPort(BACKENDS.get("spare").getAddress().getPort());
+    web.getRoutes().add(new AppRoute("/"));
+    client.resources(SparePool.class).resource(pool).create();
+    await().atMost(CONVERGE).until(() -> OperatorHarness.readySpares(client, "line").size() == ROUTES_AHEAD);
+    // One more, newer than the others: beyond the line.
+    client.resources(SparePool.class).withName("line").edit(p -> {
+      p.getSpec().setBuffer(ROUTES_AHEAD + 1);
+      return p;
+    });
+    await().atMost(CONVERGE).until(() -> OperatorHarness.readySpares(client, "line").size() == ROUTES_AHEAD + 1);
+    harness.awaitIdle();
+    List<String> byAge = OperatorHarness.readySpares(client, "line").stream().sorted(Spares.LONGEST_STANDING)
+        .map(t -> t.getMetadata().getName()).toList();
+    String beyond = byAge.get(ROUTES_AHEAD);
+    for (String spare : byAge.subList(0, ROUTES_AHEAD)) {
+      await().atMost(CONVERGE).until(() -> accepted(spare));
+      await().atMost(CONVERGE).ignoreExceptions().until(() -> get(spare + "." + BASE_DOMAIN).status() == 503);
+    }
+    assertThat(client.resources(HTTPRoute.class).inNamespace("tenant-" + beyond).withName("tenant").get())
+        .as("the route of a spare beyond the line").isNull();
+    assertThat(get(beyond + "." + BASE_DOMAIN).status()).as("its hostname, unknown to the edge").isEqualTo(404);
+
+    AllocationCalls.Answer first = allocations.allocate("line-1", "Line Customer", "ops@line.example", "line");
+    assertThat(first.tenant()).as("the longest standing").isEqualTo(byAge.get(0));
+    await().atMost(CONVERGE).until(() -> accepted(beyond));
+    await().atMost(CONVERGE).ignoreExceptions().until(() -> get(beyond + "." + BASE_DOMAIN).status() == 503);
+
+    // The refill's replacement, Ready: third in line again, so no route.
+    await().atMost(CONVERGE).until(() -> OperatorHarness.readySpares(client, "line").size() == ROUTES_AHEAD + 1);
+    harness.awaitIdle();
+    String replacement = OperatorHarness.readySpares(client, "line").stream().map(t -> t.getMetadata().getName())
+        .filter(name -> !byAge.contains(name)).findFirst().orElseThrow();
+    assertThat(client.resources(HTTPRoute.class).inNamespace("tenant-" + replacement).withName("tenant").get()).isNull();
+
+    // Three signups at once take all three: the last is bound beyond the line (unless the line reached it first)
+    // and gets its route from its bind. Every customer is served.
+    List<AllocationCalls.Answer> answers = IntStream.rangeClosed(2, 4).parallel()
+        .mapToObj(i -> allocations.allocate("line-" + i, "Line Customer " + i, "ops@line.example", "line")).toList();
+    assertThat(answers).allSatisfy(a -> assertThat(a.status()).as(a.body().toString()).isEqualTo(200));
+    assertThat(answers.stream().map(AllocationCalls.Answer::tenant)).containsExactlyInAnyOrder(byAge.get(1), beyond, replacement);
+    for (String tenant : List.of(first.tenant(), byAge.get(1), beyond, replacement)) {
+      await().atMost(CONVERGE).ignoreExceptions().until(() -> get(tenant + "." + BASE_DOMAIN).equals(new Answer(200, "spare")));
+    }
   }
 
   private static boolean accepted(String tenant) {

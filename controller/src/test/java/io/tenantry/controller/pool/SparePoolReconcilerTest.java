@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.tenantry.api.Spares;
 import io.tenantry.api.WellKnown;
 import io.tenantry.api.v1alpha1.AppSpec;
 import io.tenantry.api.v1alpha1.SparePool;
@@ -22,7 +23,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,8 +35,10 @@ class SparePoolReconcilerTest {
 
   private final FakeCluster cluster = new FakeCluster();
   private final Writes writes = new Writes(cluster);
+  /** The spares the reconciler queued for their route ahead, in order. */
+  private final List<String> routedAhead = new ArrayList<>();
   private final SparePoolReconciler reconciler = new SparePoolReconciler(cluster, writes, SpareNames.CLUSTER_ONLY,
-      Clock.fixed(NOW, ZoneOffset.UTC), true);
+      Clock.fixed(NOW, ZoneOffset.UTC), true, 2, routedAhead::add);
 
   private void pool(int buffer, int maxProvisioning, String version) {
     TenantTemplate template = new TenantTemplate();
@@ -114,7 +116,7 @@ class SparePoolReconcilerTest {
       return west.reserve(name);
     };
     pool(1, 1, "1.0.0");
-    new SparePoolReconciler(cluster, writes, clashing, Clock.fixed(NOW, ZoneOffset.UTC), true).sync("default");
+    new SparePoolReconciler(cluster, writes, clashing, Clock.fixed(NOW, ZoneOffset.UTC), true, 0, name -> { }).sync("default");
 
     assertThat(offered).hasSize(2).allSatisfy(name -> assertThat(name).matches("default-[a-z0-9]{5}"));
     assertThat(spares()).extracting(t -> t.getMetadata().getName()).containsExactly(offered.get(1));
@@ -126,7 +128,7 @@ class SparePoolReconcilerTest {
   void whenNoNameCanBeReservedNothingIsCreatedAndTheSyncFails() {
     List<String> offered = new ArrayList<>();
     SparePoolReconciler refusing = new SparePoolReconciler(cluster, writes, name -> !offered.add(name),
-        Clock.fixed(NOW, ZoneOffset.UTC), true);
+        Clock.fixed(NOW, ZoneOffset.UTC), true, 0, name -> { });
     pool(1, 1, "1.0.0");
 
     assertThatThrownBy(() -> refusing.sync("default")).isInstanceOf(IllegalStateException.class)
@@ -140,7 +142,7 @@ class SparePoolReconcilerTest {
     InMemoryFleetRecords records = new InMemoryFleetRecords();
     records.setAvailable(false);
     SparePoolReconciler unreserved = new SparePoolReconciler(cluster, writes, SpareNames.fleet(records, "east"),
-        Clock.fixed(NOW, ZoneOffset.UTC), true);
+        Clock.fixed(NOW, ZoneOffset.UTC), true, 0, name -> { });
     pool(1, 1, "1.0.0");
 
     assertThatThrownBy(() -> unreserved.sync("default")).isInstanceOf(IllegalStateException.class)
@@ -206,7 +208,7 @@ class SparePoolReconcilerTest {
   @Test
   void aBurstThatGoesOnHoldsTheRefillTenSecondsAtMost() {
     MovingClock clock = new MovingClock(NOW);
-    SparePoolReconciler reconciler = new SparePoolReconciler(cluster, writes, SpareNames.CLUSTER_ONLY, clock, true);
+    SparePoolReconciler reconciler = new SparePoolReconciler(cluster, writes, SpareNames.CLUSTER_ONLY, clock, true, 0, name -> { });
     pool(30, 30, "1.0.0");
     reconciler.sync("default");
     allReady();
@@ -263,16 +265,35 @@ class SparePoolReconcilerTest {
     assertThat(created(writes.take())).isEqualTo(1);
   }
 
-  /** Binds a Ready spare to customer i as the allocation API does, stamped with when. */
+  /** Binds the longest-standing spare to customer i as the allocation API does, stamped with when. */
   private void allocate(int i, Instant when) {
     Tenant bound = Serialization.clone(spares().stream().filter(s -> s.getSpec().getState() == TenantState.New)
-        .sorted(Comparator.comparing((Tenant s) -> s.getMetadata().getName())).toList().get(0));
+        .sorted(Spares.LONGEST_STANDING).toList().get(0));
     bound.getSpec().setState(TenantState.Active);
     bound.getSpec().setOrganization("Customer " + i);
     bound.getMetadata().setAnnotations(new HashMap<>(Map.of(WellKnown.ALLOCATION_REQUEST, "signup-" + i,
         WellKnown.ALLOCATED_AT, when.toString())));
     bound.getStatus().setObservedState(TenantState.New); // Its first sync since the bind has not run.
     cluster.putTenant(bound);
+  }
+
+  @Test
+  void theSparesNextInLineAreQueuedForTheirRouteOnceAndABindQueuesTheOneThatJoinsTheLine() {
+    pool(4, 4, "1.0.0");
+    reconciler.sync("default");
+    assertThat(routedAhead).as("none Ready yet").isEmpty();
+    allReady();
+    reconciler.sync("default");
+    List<String> byAge = spares().stream().sorted(Spares.LONGEST_STANDING).map(s -> s.getMetadata().getName()).toList();
+    assertThat(routedAhead).as("the two longest standing").containsExactlyInAnyOrder(byAge.get(0), byAge.get(1));
+
+    routedAhead.clear();
+    reconciler.sync("default");
+    assertThat(routedAhead).as("the line has not moved").isEmpty();
+
+    allocate(0, NOW.minusSeconds(5));
+    reconciler.sync("default");
+    assertThat(routedAhead).as("the bind took %s", byAge.get(0)).containsExactly(byAge.get(2));
   }
 
   @Test

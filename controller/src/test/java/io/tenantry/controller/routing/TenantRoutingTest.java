@@ -8,8 +8,10 @@ import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRouteStatusBuilder;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.api.v1alpha1.TenantState;
+import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.controller.config.OperatorConfig.RoutingMode;
 import io.tenantry.controller.fakes.FakeCluster;
+import io.tenantry.controller.resources.TenantContext;
 import io.tenantry.controller.status.Reason;
 import io.tenantry.controller.status.RoutingStatus;
 import io.tenantry.spares.fleet.FleetRecords;
@@ -120,6 +122,31 @@ class TenantRoutingTest {
     TenantRouting.Routes rolling = routing.of(RouteModelTest.context(spare), new FakeCluster());
     assertThat(rolling.objects()).isEmpty();
     assertThat(rolling.keep()).as("the route it has stays while it rolls").isTrue();
+  }
+
+  @Test
+  void onlyTheSparesNextInLineHaveTheirRouteWrittenAheadTheOthersKeepWhatTheyHave() {
+    OperatorConfig twoAhead = RouteModelTest.ROUTED.with("{routing: {spareRoutesAhead: 2}}");
+    FakeCluster cluster = new FakeCluster();
+    List<Tenant> pool = new ArrayList<>();
+    for (String name : List.of("pool-a1111", "pool-b2222", "pool-c3333")) {
+      cluster.putTenant(spare(name)); // Created in this order: the first stands longest.
+      pool.add(cluster.tenant(name));
+    }
+    Tenant third = pool.get(2);
+    TenantRouting.Routes beyond = routing.of(new TenantContext(third, twoAhead, twoAhead.plans().get("standard")), cluster);
+    assertThat(beyond.objects()).as("two Ready spares stand longer").isEmpty();
+    assertThat(beyond.keep()).as("a route it had is not deleted").isTrue();
+    assertThat(beyond.gated()).isTrue();
+    assertThat(records.hostnameHolder("pool-c3333.tenants.example.com")).as("its name claimed all the same").isPresent();
+    assertThat(routing.of(new TenantContext(pool.get(1), twoAhead, twoAhead.plans().get("standard")), cluster).objects())
+        .as("the second in line").hasSize(1);
+
+    Tenant first = pool.get(0);
+    first.getSpec().setState(TenantState.Active); // Bound: the line moves up.
+    first.getSpec().setOrganization("Acme");
+    cluster.putTenant(first);
+    assertThat(routing.of(new TenantContext(third, twoAhead, twoAhead.plans().get("standard")), cluster).objects()).hasSize(1);
   }
 
   @Test

@@ -5,6 +5,7 @@ import static net.logstash.logback.argument.StructuredArguments.kv;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.tenantry.api.SignupPause;
+import io.tenantry.api.Spares;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.spares.allocation.AllocationOutcome.Allocated;
 import io.tenantry.spares.allocation.AllocationOutcome.NoSpare;
@@ -21,7 +22,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -89,8 +89,6 @@ public final class Allocator implements Allocations, AutoCloseable {
   static final Duration SHORTAGE_STAMP_INTERVAL = Duration.ofSeconds(5);
   /** How long an answer is kept in memory for retries the informer cache may not show yet. */
   private static final Duration RECENT = Duration.ofMinutes(1);
-  private static final Comparator<Tenant> LONGEST_STANDING =
-      Comparator.comparing((Tenant t) -> t.getMetadata().getCreationTimestamp()).thenComparing(t -> t.getMetadata().getName());
 
   private final FleetRecords records;
   private final SpareSources directory;
@@ -521,7 +519,7 @@ public final class Allocator implements Allocations, AutoCloseable {
           SpareKey key = new SpareKey(cluster.name(), spare.getMetadata().getName());
           if (!tried.contains(key) && !taken(key, spare)) {
             available++;
-            oldest = oldest == null || LONGEST_STANDING.compare(spare, oldest) < 0 ? spare : oldest;
+            oldest = oldest == null || Spares.LONGEST_STANDING.compare(spare, oldest) < 0 ? spare : oldest;
           }
         }
         if (available > bestCount) {
