@@ -7,20 +7,18 @@ import io.fabric8.kubernetes.client.informers.ExceptionHandler;
  * Whether an informer lists and watches again after a failed list or watch (with the reflector's
  * backoff). fabric8's default stops an informer whose first list fails, for any reason: a pooled
  * connection the API server had just closed was enough to make the leader give up its informers'
- * start, and with it the lead. Here a failure is retried, started or not, unless retrying cannot
- * help: an answer the client decoded wrongly (a mismatch with the client's classes), or, before the
- * informer has started, a request the API server refused (403: a missing permission, 404: a kind
- * not installed), so that the start fails at once naming the reason instead of waiting out its
- * timeout. A started informer retries those too: a permission or kind restored later heals it.
+ * start, and with it the lead. Here a failure is retried, started or not, unless the informer has
+ * not started and retrying cannot help: a request the API server refused (403: a missing
+ * permission, 404: a kind not installed) or an answer the client cannot decode (a mismatch with its
+ * classes), so that the start fails at once naming the reason instead of waiting out its timeout.
+ * A started informer retries everything: stopped, it would leave its part of the cache stale
+ * without a word, while a permission, a kind or an object fixed later heals it.
  */
 public final class InformerRetries implements ExceptionHandler {
 
   @Override
   public boolean retryAfterException(boolean isStarted, Throwable t) {
-    if (ExceptionHandler.isDeserializationException(t)) {
-      return false;
-    }
-    return isStarted || !refused(t);
+    return isStarted || !(refused(t) || ExceptionHandler.isDeserializationException(t));
   }
 
   /** An answer from the API server that the same request will get again: a 4xx other than 408 and 429. */

@@ -4,8 +4,8 @@ import static net.logstash.logback.argument.StructuredArguments.kv;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.tenantry.api.Timestamps;
 import io.tenantry.api.Spares;
+import io.tenantry.api.Timestamps;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.api.v1alpha1.TenantState;

@@ -40,9 +40,9 @@ class InformerRetriesTest {
   }
 
   @Test
-  void anAnswerTheClientCannotDecodeIsNotRetried() {
+  void anAnswerTheClientCannotDecodeStopsTheStartButAStartedInformerKeepsTrying() {
     KubernetesClientException undecodable = new KubernetesClientException("decode", new JsonParseException(null, "bad"));
     assertThat(retries.retryAfterException(false, undecodable)).isFalse();
-    assertThat(retries.retryAfterException(true, undecodable)).isFalse();
+    assertThat(retries.retryAfterException(true, undecodable)).as("stopped, its cache would go stale unsaid").isTrue();
   }
 }
