@@ -121,7 +121,7 @@ public record OperatorConfig(
                   holdDuringSignupBursts: true, servingProbeAddress: "", tlsCertFile: "", tlsKeyFile: ""}
       routing: {mode: auto, baseDomain: "", scheme: https, gateway: {name: tenantry, sectionName: ""},
                 ingress: {className: "", tls: false, annotations: {}}, pausedBackend: {service: tenantry-paused, port: 80},
-                spareRoutesAhead: 64,
+                spareRoutesAhead: 128,
                 reservedSubdomains: [www, app, apps, api, admin, administrator, root, login, logout, signin, signup, register,
                                      auth, oauth, sso, id, account, accounts, billing, pay, payments, checkout, status, docs,
                                      help, support, blog, news, about, dashboard, console, portal, manage, cdn, static,
@@ -312,7 +312,7 @@ public record OperatorConfig(
       Ingress ingress,
       @JsonPropertyDescription("The Service in edgeNamespace that answers for Frozen tenants (a \"paused\" page) instead of their apps.")
       PausedBackend pausedBackend,
-      @JsonPropertyDescription("How many of a SparePool's Ready spares have their route written ahead, gated: those the allocation API takes next (the longest standing). Bound, such a spare serves as soon as its Services open; one bound beyond them gets its route at the bind, and its customer waits for the edge to load it. Every route costs the edge on each of its rebuilds, so a pool's whole buffer is not routed ahead. At least the signups expected at once, and the signups per second times a few seconds. 0: none.")
+      @JsonPropertyDescription("How many of a SparePool's Ready spares have their route written ahead, gated: those the allocation API takes next (the longest standing). Bound, such a spare serves as soon as its Services open; one bound beyond them gets its route at the bind, and its customer waits for the edge to load it. Every route costs the edge on each of its rebuilds, so a pool's whole buffer is not routed ahead. The line moves once signups pause (at most ten seconds into a stream of them, allocation.holdDuringSignupBursts), so at least the signups of ten seconds at the peak rate. 0: none.")
       int spareRoutesAhead,
       @JsonPropertyDescription("Subdomains no tenant may take under baseDomain (DNS labels; a list replaces the default whole). The default keeps the product's own hosts (www, app, api, admin, login, auth, sso, account, billing, status, docs, support ...), the names mail, DNS and proxy clients look up by convention (mail, smtp, imap, pop, mx, ns1, ns2, autodiscover, autoconfig, wpad ...) and environment names (dev, staging, test, internal, localhost): a tenant holding one could phish the product's customers, receive its mail or be taken for its infrastructure. A signup naming one is refused (400, field subdomain); a Tenant whose spec.subdomain, or without one its name, is one is refused by the chart's admission policy tenantry-reserved-subdomains, rendered from the same list.")
       List<String> reservedSubdomains) {

@@ -55,7 +55,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Routes ahead: the spares next in line for a signup ({@link Spares#nextInLine}, the
  * operator's {@code routing.spareRoutesAhead} of them) have their route written ahead by their own
- * sync; a bind moves the line, and the spare that joins it is queued here for that sync.
+ * sync; binds move the line, and the spares that join it are queued here for that sync, once the
+ * signups pause, as the refill is.
  *
  * <p>Names: a spare is named {@code <pool>-} and five random characters, reserved fleet-wide
  * ({@link SpareNames}) before its Tenant is created; a name another cluster holds is drawn again.
@@ -114,7 +115,6 @@ public final class SparePoolReconciler {
     }
     TenantTemplate template = pool.getSpec().getTemplate();
     List<Tenant> spares = cache.spares(poolName);
-    lineUp(poolName, spares);
     int unseen = unseen(poolName, spares);
     List<Tenant> unallocated = new ArrayList<>();
     int allocated = 0;
@@ -151,6 +151,7 @@ public final class SparePoolReconciler {
     int ready = (int) unallocated.stream().filter(Spares::isReady).count();
     int provisioning = unallocated.size() - ready + unseen;
     Duration held = refillHeld(poolName, lastSignup);
+    lineUp(poolName, spares, held);
     int toCreate = !held.isZero() ? 0
         : Math.min(target - unallocated.size() - unseen, pool.getSpec().getMaxProvisioning() - provisioning);
     for (int i = 0; i < toCreate; i++) {
@@ -176,9 +177,13 @@ public final class SparePoolReconciler {
     inLine.remove(poolName);
   }
 
-  /** Queues the spares that joined the pool's line since its last sync (all of it, on this process's first). */
-  private void lineUp(String poolName, List<Tenant> spares) {
-    if (routesAhead == 0) {
+  /**
+   * Queues the spares that joined the pool's line since its last sync (all of it, on this process's
+   * first); not while the refill waits for the signups to pause: a new route makes the Gateway write
+   * its verdict before it serves anything else, the customers of the burst included.
+   */
+  private void lineUp(String poolName, List<Tenant> spares, Duration held) {
+    if (routesAhead == 0 || !held.isZero()) {
       return;
     }
     Set<String> line = Spares.nextInLine(spares, routesAhead);

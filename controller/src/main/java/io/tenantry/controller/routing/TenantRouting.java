@@ -111,8 +111,8 @@ public final class TenantRouting {
    * <p>Which spares: those Ready and among the pool's first {@code routing.spareRoutesAhead} in the
    * allocation API's order ({@link Spares#isNextInLine}), not the whole buffer: every route costs the
    * Gateway on each of its builds, and a pool of a thousand made every build, other tenants' too,
-   * walk a thousand routes no customer was about to use. The SparePool controller queues a spare
-   * when a bind moves it into the line. Not before it is Ready: a route the Gateway loads before
+   * walk a thousand routes no customer was about to use. The SparePool controller queues the spares
+   * that binds moved into the line, once the signups pause. Not before it is Ready: a route the Gateway loads before
    * its Service's EndpointSlice exists is refused and then accepted (two status writes in the
    * Gateway's build, a Routed flap here). Outside the line, and through a rollout of the spare,
    * the route it has is kept (neither written nor deleted).

@@ -53,8 +53,10 @@ class ShutdownIT {
         secretStore:
           location: file:%s
         """.formatted(probePort, workDir.resolve("store")))) {
-      await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(200))
-          .until(() -> OperatorProcess.httpStatus(probePort, "/readyz") == 200);
+      await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(200)).until(() -> {
+        assertThat(operator.isAlive()).as("the operator, before it was ready (log %s)", operator.log()).isTrue();
+        return OperatorProcess.httpStatus(probePort, "/readyz") == 200;
+      });
 
       SimulatedCluster.stopApiServer(CLUSTER);
       try {

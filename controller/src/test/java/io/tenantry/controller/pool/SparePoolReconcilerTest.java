@@ -278,7 +278,7 @@ class SparePoolReconcilerTest {
   }
 
   @Test
-  void theSparesNextInLineAreQueuedForTheirRouteOnceAndABindQueuesTheOneThatJoinsTheLine() {
+  void theSparesNextInLineAreQueuedForTheirRouteOnceAndBindsQueueTheOnesThatJoinTheLineOnceSignupsPause() {
     pool(4, 4, "1.0.0");
     reconciler.sync("default");
     assertThat(routedAhead).as("none Ready yet").isEmpty();
@@ -291,7 +291,13 @@ class SparePoolReconcilerTest {
     reconciler.sync("default");
     assertThat(routedAhead).as("the line has not moved").isEmpty();
 
-    allocate(0, NOW.minusSeconds(5));
+    allocate(0, NOW);
+    reconciler.sync("default");
+    assertThat(routedAhead).as("while signups arrive, the line waits as the refill does").isEmpty();
+
+    Tenant bound = Serialization.clone(cluster.tenant(byAge.get(0)));
+    bound.getMetadata().getAnnotations().put(WellKnown.ALLOCATED_AT, NOW.minusSeconds(5).toString()); // The signups paused.
+    cluster.putTenant(bound);
     reconciler.sync("default");
     assertThat(routedAhead).as("the bind took %s", byAge.get(0)).containsExactly(byAge.get(2));
   }
