@@ -6,6 +6,7 @@ import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.api.v1alpha1.TenantStatus;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -45,11 +46,11 @@ public final class Spares {
 
   /**
    * The names of the {@code count} Ready spares among {@code tenants} (a pool's) that the allocation
-   * API takes next: the first in {@link #LONGEST_STANDING} order.
+   * API takes next: the first in {@link #LONGEST_STANDING} order, in that order.
    */
   public static Set<String> nextInLine(Collection<Tenant> tenants, int count) {
     return tenants.stream().filter(Spares::isReady).sorted(LONGEST_STANDING).limit(count)
-        .map(t -> t.getMetadata().getName()).collect(Collectors.toSet());
+        .map(t -> t.getMetadata().getName()).collect(Collectors.toCollection(LinkedHashSet::new));
   }
 
   /**

@@ -30,7 +30,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,6 +69,8 @@ public final class SparePoolReconciler {
   private static final Duration SURGE_WINDOW = Duration.ofMinutes(10);
   /** How long a spare this process created counts before the cache shows it (it may be deleted unseen). */
   private static final Duration UNSEEN_CREATE_TTL = Duration.ofMinutes(1);
+  /** How far apart the spares that join the line have their routes written: at most 20 new routes a second. */
+  static final Duration ROUTE_SPACING = Duration.ofMillis(50);
   /** Draws of a spare's name before giving up; with 36^5 names, more than one is already rare. */
   private static final int NAME_DRAWS = 5;
 
@@ -88,16 +90,19 @@ public final class SparePoolReconciler {
   private final Map<String, Instant> heldSince = new ConcurrentHashMap<>();
   /** How many spares of a pool are routed ahead (0: none, routing is off); who writes their route. */
   private final int routesAhead;
-  private final Consumer<String> routeAhead;
+  private final BiConsumer<String, Duration> routeAhead;
   /** By pool, the spares next in line at its last sync. */
   private final Map<String, Set<String>> inLine = new ConcurrentHashMap<>();
+  /** By pool, when the next spare that joins the line may have its route written. */
+  private final Map<String, Instant> nextRouteAt = new ConcurrentHashMap<>();
 
   /**
    * @param routesAhead how many of a pool's Ready spares are routed ahead (routing.spareRoutesAhead; 0 when routing is off)
-   * @param routeAhead receives the name of a spare that joined the line, for the tenant sync that writes its route
+   * @param routeAhead receives the name of a spare that joined the line, and after how long, for the tenant
+   *     sync that writes its route
    */
   public SparePoolReconciler(ClusterView cache, SpareWriter writer, SpareNames names, Clock clock, boolean holdDuringBursts,
-      int routesAhead, Consumer<String> routeAhead) {
+      int routesAhead, BiConsumer<String, Duration> routeAhead) {
     this.cache = cache;
     this.writer = writer;
     this.names = names;
@@ -175,12 +180,15 @@ public final class SparePoolReconciler {
     unseenCreates.remove(poolName);
     heldSince.remove(poolName);
     inLine.remove(poolName);
+    nextRouteAt.remove(poolName);
   }
 
   /**
    * Queues the spares that joined the pool's line since its last sync (all of it, on this process's
-   * first); not while the refill waits for the signups to pause: a new route makes the Gateway write
-   * its verdict before it serves anything else, the customers of the burst included.
+   * first), {@link #ROUTE_SPACING} apart, once the signups pause (as the refill waits): a build of
+   * the Gateway that meets new routes writes each one's verdict, one after another, before it
+   * serves anything, the customers of the burst included. Fifty new routes at once held every new
+   * route, and every bound customer's first page, some 30 s.
    */
   private void lineUp(String poolName, List<Tenant> spares, Duration held) {
     if (routesAhead == 0 || !held.isZero()) {
@@ -188,7 +196,15 @@ public final class SparePoolReconciler {
     }
     Set<String> line = Spares.nextInLine(spares, routesAhead);
     Set<String> before = inLine.put(poolName, line);
-    line.stream().filter(name -> before == null || !before.contains(name)).forEach(routeAhead);
+    Instant now = clock.instant();
+    for (String spare : line) {
+      if (before == null || !before.contains(spare)) {
+        Instant next = nextRouteAt.getOrDefault(poolName, now);
+        Instant at = next.isAfter(now) ? next : now;
+        nextRouteAt.put(poolName, at.plus(ROUTE_SPACING));
+        routeAhead.accept(spare, Duration.between(now, at));
+      }
+    }
   }
 
   /** How much longer replacements and the status wait for the signups arriving now to pause; zero: not at all. */

@@ -35,10 +35,14 @@ class SparePoolReconcilerTest {
 
   private final FakeCluster cluster = new FakeCluster();
   private final Writes writes = new Writes(cluster);
-  /** The spares the reconciler queued for their route ahead, in order. */
+  /** The spares the reconciler queued for their route ahead, in order, and after how long. */
   private final List<String> routedAhead = new ArrayList<>();
+  private final List<Duration> routedAfter = new ArrayList<>();
   private final SparePoolReconciler reconciler = new SparePoolReconciler(cluster, writes, SpareNames.CLUSTER_ONLY,
-      Clock.fixed(NOW, ZoneOffset.UTC), true, 2, routedAhead::add);
+      Clock.fixed(NOW, ZoneOffset.UTC), true, 2, (name, after) -> {
+        routedAhead.add(name);
+        routedAfter.add(after);
+      });
 
   private void pool(int buffer, int maxProvisioning, String version) {
     TenantTemplate template = new TenantTemplate();
@@ -116,7 +120,7 @@ class SparePoolReconcilerTest {
       return west.reserve(name);
     };
     pool(1, 1, "1.0.0");
-    new SparePoolReconciler(cluster, writes, clashing, Clock.fixed(NOW, ZoneOffset.UTC), true, 0, name -> { }).sync("default");
+    new SparePoolReconciler(cluster, writes, clashing, Clock.fixed(NOW, ZoneOffset.UTC), true, 0, (name, after) -> { }).sync("default");
 
     assertThat(offered).hasSize(2).allSatisfy(name -> assertThat(name).matches("default-[a-z0-9]{5}"));
     assertThat(spares()).extracting(t -> t.getMetadata().getName()).containsExactly(offered.get(1));
@@ -128,7 +132,7 @@ class SparePoolReconcilerTest {
   void whenNoNameCanBeReservedNothingIsCreatedAndTheSyncFails() {
     List<String> offered = new ArrayList<>();
     SparePoolReconciler refusing = new SparePoolReconciler(cluster, writes, name -> !offered.add(name),
-        Clock.fixed(NOW, ZoneOffset.UTC), true, 0, name -> { });
+        Clock.fixed(NOW, ZoneOffset.UTC), true, 0, (name, after) -> { });
     pool(1, 1, "1.0.0");
 
     assertThatThrownBy(() -> refusing.sync("default")).isInstanceOf(IllegalStateException.class)
@@ -142,7 +146,7 @@ class SparePoolReconcilerTest {
     InMemoryFleetRecords records = new InMemoryFleetRecords();
     records.setAvailable(false);
     SparePoolReconciler unreserved = new SparePoolReconciler(cluster, writes, SpareNames.fleet(records, "east"),
-        Clock.fixed(NOW, ZoneOffset.UTC), true, 0, name -> { });
+        Clock.fixed(NOW, ZoneOffset.UTC), true, 0, (name, after) -> { });
     pool(1, 1, "1.0.0");
 
     assertThatThrownBy(() -> unreserved.sync("default")).isInstanceOf(IllegalStateException.class)
@@ -208,7 +212,7 @@ class SparePoolReconcilerTest {
   @Test
   void aBurstThatGoesOnHoldsTheRefillTenSecondsAtMost() {
     MovingClock clock = new MovingClock(NOW);
-    SparePoolReconciler reconciler = new SparePoolReconciler(cluster, writes, SpareNames.CLUSTER_ONLY, clock, true, 0, name -> { });
+    SparePoolReconciler reconciler = new SparePoolReconciler(cluster, writes, SpareNames.CLUSTER_ONLY, clock, true, 0, (name, after) -> { });
     pool(30, 30, "1.0.0");
     reconciler.sync("default");
     allReady();
@@ -285,7 +289,8 @@ class SparePoolReconcilerTest {
     allReady();
     reconciler.sync("default");
     List<String> byAge = spares().stream().sorted(Spares.LONGEST_STANDING).map(s -> s.getMetadata().getName()).toList();
-    assertThat(routedAhead).as("the two longest standing").containsExactlyInAnyOrder(byAge.get(0), byAge.get(1));
+    assertThat(routedAhead).as("the two longest standing").containsExactly(byAge.get(0), byAge.get(1));
+    assertThat(routedAfter).as("one after another").containsExactly(Duration.ZERO, SparePoolReconciler.ROUTE_SPACING);
 
     routedAhead.clear();
     reconciler.sync("default");
@@ -300,6 +305,8 @@ class SparePoolReconcilerTest {
     cluster.putTenant(bound);
     reconciler.sync("default");
     assertThat(routedAhead).as("the bind took %s", byAge.get(0)).containsExactly(byAge.get(2));
+    assertThat(routedAfter.get(2)).as("after those before it, on the same clock")
+        .isEqualTo(SparePoolReconciler.ROUTE_SPACING.multipliedBy(2));
   }
 
   @Test
