@@ -7,6 +7,8 @@ import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRoute;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRouteBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.tenantry.api.SignupPause;
 import io.tenantry.api.WellKnown;
 import io.tenantry.api.v1alpha1.AppRoute;
@@ -631,10 +633,9 @@ public final class SignupBenchmark {
       return;
     }
     long started = System.nanoTime();
-    admin.resources(SparePool.class).withName(POOL).edit(p -> {
-      p.getMetadata().getAnnotations().remove(WellKnown.SHORTAGE_AT);
-      return p;
-    });
+    // A JSON patch, not an edit at the read resourceVersion: the operator writes the pool's status meanwhile.
+    admin.resources(SparePool.class).withName(POOL).patch(PatchContext.of(PatchType.JSON), "[{\"op\": \"remove\", \"path\":"
+        + " \"/metadata/annotations/" + WellKnown.SHORTAGE_AT.replace("~", "~0").replace("/", "~1") + "\"}]");
     BenchSupport.waitUntil(() -> admin.resources(Tenant.class).withLabel(WellKnown.SPARE_POOL, POOL).list().getItems().stream()
         .noneMatch(t -> t.getSpec().getOrganization() == null && t.getSpec().getState() != TenantState.New)
         && admin.namespaces().list().getItems().stream().noneMatch(ns -> "Terminating".equals(ns.getStatus().getPhase())), 1800);

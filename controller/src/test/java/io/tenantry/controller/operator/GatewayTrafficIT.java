@@ -216,11 +216,9 @@ class GatewayTrafficIT {
     web.getRoutes().add(new AppRoute("/"));
     client.resources(SparePool.class).resource(pool).create();
     await().atMost(CONVERGE).until(() -> OperatorHarness.readySpares(client, "line").size() == ROUTES_AHEAD);
-    // One more, newer than the others: beyond the line.
-    client.resources(SparePool.class).withName("line").edit(p -> {
-      p.getSpec().setBuffer(ROUTES_AHEAD + 1);
-      return p;
-    });
+    // One more, newer than the others: beyond the line. (A JSON patch: the operator writes the pool's status meanwhile.)
+    client.resources(SparePool.class).withName("line").patch(PatchContext.of(PatchType.JSON),
+        "[{\"op\": \"replace\", \"path\": \"/spec/buffer\", \"value\": " + (ROUTES_AHEAD + 1) + "}]");
     await().atMost(CONVERGE).until(() -> OperatorHarness.readySpares(client, "line").size() == ROUTES_AHEAD + 1);
     harness.awaitIdle();
     List<String> byAge = OperatorHarness.readySpares(client, "line").stream().sorted(Spares.LONGEST_STANDING)
