@@ -187,8 +187,7 @@ public final class SparePoolReconciler {
    * Queues the spares that joined the pool's line since its last sync (all of it, on this process's
    * first), {@link #ROUTE_SPACING} apart, once the signups pause (as the refill waits): a build of
    * the Gateway that meets new routes writes each one's verdict, one after another, before it
-   * serves anything, the customers of the burst included. Fifty new routes at once held every new
-   * route, and every bound customer's first page, some 30 s.
+   * serves anything, the customers of the burst included; spaced, each build meets a few.
    */
   private void lineUp(String poolName, List<Tenant> spares, Duration held) {
     if (routesAhead == 0 || !held.isZero()) {
