@@ -5,6 +5,7 @@ import com.google.cloud.datastore.DatastoreOptions;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.tenantry.controller.cache.InformerRetries;
 import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.controller.lifecycle.TenantCleanup;
 import io.tenantry.controller.metrics.KmsCalls;
@@ -43,7 +44,8 @@ public final class Main {
       i++;
     }
     OperatorConfig config = configFile == null ? OperatorConfig.defaults() : OperatorConfig.load(configFile);
-    Config clientConfig = kubeconfig == null ? Config.autoConfigure(null) : Config.fromKubeconfig(Files.readString(kubeconfig));
+    Config clientConfig = InformerRetries.clientConfig(
+        kubeconfig == null ? Config.autoConfigure(null) : Config.fromKubeconfig(Files.readString(kubeconfig)));
     KubernetesClient client = new KubernetesClientBuilder().withConfig(clientConfig).build();
     FleetRecords records = fleetRecords(config.fleet());
     KmsCalls kmsCalls = new KmsCalls();

@@ -3,7 +3,10 @@ package io.tenantry.controller.cache;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.core.JsonParseException;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.utils.ExponentialBackoffIntervalCalculator;
 import io.vertx.core.http.HttpClosedException;
 import java.net.ConnectException;
 import java.util.concurrent.CompletionException;
@@ -44,5 +47,18 @@ class InformerRetriesTest {
     KubernetesClientException undecodable = new KubernetesClientException("decode", new JsonParseException(null, "bad"));
     assertThat(retries.retryAfterException(false, undecodable)).isFalse();
     assertThat(retries.retryAfterException(true, undecodable)).as("stopped, its cache would go stale unsaid").isTrue();
+  }
+
+  @Test
+  void theOperatorsClientWaitsAtMostEightSecondsBetweenAnInformersAttemptsAndKeepsTheRestOfItsConfig() {
+    Config given = new ConfigBuilder(Config.empty()).withMasterUrl("https://api.example:6443").withRequestRetryBackoffLimit(3).build();
+    Config tuned = InformerRetries.clientConfig(given);
+    // The same calculator (and cap) as fabric8's reflector and watch reconnects.
+    ExponentialBackoffIntervalCalculator backoff = new ExponentialBackoffIntervalCalculator(tuned.getWatchReconnectInterval(), -1);
+    assertThat(backoff.getInterval(0)).isEqualTo(250);
+    assertThat(backoff.getInterval(100)).isEqualTo(8_000);
+    assertThat(tuned.getMasterUrl()).isEqualTo(given.getMasterUrl());
+    assertThat(tuned.getRequestRetryBackoffLimit()).isEqualTo(3);
+    assertThat(given.getWatchReconnectInterval()).as("the given config is left as it is").isEqualTo(1_000);
   }
 }

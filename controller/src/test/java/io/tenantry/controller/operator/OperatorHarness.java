@@ -33,6 +33,7 @@ import io.tenantry.api.v1alpha1.TenantTemplate;
 import io.tenantry.backup.store.BackupStore;
 import io.tenantry.backup.transfer.TransferTokens;
 import io.tenantry.controller.backup.BackupRuntime;
+import io.tenantry.controller.cache.InformerRetries;
 import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.controller.config.Plan;
 import io.tenantry.controller.lifecycle.TenantCleanup;
@@ -140,7 +141,7 @@ public final class OperatorHarness implements AutoCloseable {
     this.backupStore = backupStore;
     this.adminConfig = cluster.config();
     installCrds(cluster);
-    operatorClient = new KubernetesClientBuilder().withConfig(identity)
+    operatorClient = new KubernetesClientBuilder().withConfig(InformerRetries.clientConfig(identity))
         .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("count", requests))
         .build();
     config = config.with("{httpPort: 0, probePort: 0, leaderElection: {enabled: false}}");
