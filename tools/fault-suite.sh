@@ -80,7 +80,10 @@ same classes at small sizes.
   cache had not shown its own creates yet. The pool now counts those until the cache shows them.)
 - **ApiServerFaultsIT** — the API server killed and restarted during syncs: the operator recovers
   without a restart, sends a bounded number of requests while it is down (no hot loop) and
-  deletes nothing; and watches expired by an etcd compaction (410 Gone): the informers list
+  deletes nothing; it prints how long after the workloads reported ready each tenant turned Ready
+  (the operator's part of the recovery, apart from the cluster's controllers': 24 s before the
+  informers' wait between attempts was capped at 8 s, `InformerRetries.clientConfig`, 0 s after);
+  and watches expired by an etcd compaction (410 Gone): the informers list
   again, no owned object is deleted or recreated, and converged tenants cost no write; and down
   while informers start (as when a pod takes the lead), for longer than the client's own request
   retries: they start once it is back, instead of failing the start and the lead with it.
