@@ -75,9 +75,11 @@ class SparesTest {
     assertThat(Spares.nextInLine(pool, 2)).containsExactlyInAnyOrder("pool-b", "pool-a");
     assertThat(Spares.nextInLine(pool, 10)).as("only Ready spares").hasSize(4);
     assertThat(Spares.nextInLine(pool, 0)).isEmpty();
-    for (Tenant spare : pool) {
-      assertThat(Spares.isNextInLine(spare, pool, 3)).as(spare.getMetadata().getName())
-          .isEqualTo(Spares.nextInLine(pool, 3).contains(spare.getMetadata().getName()));
+    for (int count : new int[] {3, Integer.MAX_VALUE}) { // A line, and every Ready spare (the default).
+      for (Tenant spare : pool) {
+        assertThat(Spares.isNextInLine(spare, pool, count)).as("%s in %d", spare.getMetadata().getName(), count)
+            .isEqualTo(Spares.nextInLine(pool, count).contains(spare.getMetadata().getName()));
+      }
     }
     assertThat(Spares.isNextInLine(tied, List.of(newest, oldest), 2)).as("with the pool's others only").isTrue();
     assertThat(Spares.isNextInLine(newest, List.of(newest, oldest, tied), 2)).isFalse();

@@ -121,7 +121,7 @@ public record OperatorConfig(
                   holdDuringSignupBursts: true, servingProbeAddress: "", tlsCertFile: "", tlsKeyFile: ""}
       routing: {mode: auto, baseDomain: "", scheme: https, gateway: {name: tenantry, sectionName: ""},
                 ingress: {className: "", tls: false, annotations: {}}, pausedBackend: {service: tenantry-paused, port: 80},
-                spareRoutesAhead: 128,
+                spareRoutesAhead: null,
                 reservedSubdomains: [www, app, apps, api, admin, administrator, root, login, logout, signin, signup, register,
                                      auth, oauth, sso, id, account, accounts, billing, pay, payments, checkout, status, docs,
                                      help, support, blog, news, about, dashboard, console, portal, manage, cdn, static,
@@ -312,13 +312,18 @@ public record OperatorConfig(
       Ingress ingress,
       @JsonPropertyDescription("The Service in edgeNamespace that answers for Frozen tenants (a \"paused\" page) instead of their apps.")
       PausedBackend pausedBackend,
-      @JsonPropertyDescription("How many of a SparePool's Ready spares have their route written ahead, gated: those the allocation API takes next (the longest standing). Bound, such a spare serves as soon as its Services open; one bound beyond them gets its route at the bind, and its customer waits for the edge to load it. Every route costs the edge on each of its rebuilds, so a pool's whole buffer is not routed ahead. Size it for the longest stream of signups (rate times duration), not only for a burst: once a stream has used up the line, each further signup costs the edge a new route while the stream lasts. 0: none.")
-      int spareRoutesAhead,
+      @JsonPropertyDescription("How many of a SparePool's Ready spares have their route written ahead, gated: those the allocation API takes next (the longest standing). Bound, such a spare serves as soon as its Services open; one bound beyond them gets its route at the bind, and its customer waits for the edge to load it. Unset (the default): every Ready spare, so that a stream of signups as long as the buffer costs the edge no new route. A number lowers the routes the edge holds (each costs it on every rebuild) for big pools that see short bursts: size it for the longest stream of signups (rate times duration), as once a stream has used up the line, each further signup costs the edge a new route while the stream lasts. 0: none.")
+      Integer spareRoutesAhead,
       @JsonPropertyDescription("Subdomains no tenant may take under baseDomain (DNS labels; a list replaces the default whole). The default keeps the product's own hosts (www, app, api, admin, login, auth, sso, account, billing, status, docs, support ...), the names mail, DNS and proxy clients look up by convention (mail, smtp, imap, pop, mx, ns1, ns2, autodiscover, autoconfig, wpad ...) and environment names (dev, staging, test, internal, localhost): a tenant holding one could phish the product's customers, receive its mail or be taken for its infrastructure. A signup naming one is refused (400, field subdomain); a Tenant whose spec.subdomain, or without one its name, is one is refused by the chart's admission policy tenantry-reserved-subdomains, rendered from the same list.")
       List<String> reservedSubdomains) {
 
     public Routing {
       reservedSubdomains = reservedSubdomains == null ? List.of() : List.copyOf(reservedSubdomains);
+    }
+
+    /** How many of a pool's Ready spares are routed ahead: {@code spareRoutesAhead}, or all of them when unset. */
+    public int routesAhead() {
+      return spareRoutesAhead == null ? Integer.MAX_VALUE : spareRoutesAhead;
     }
 
     /** Whether tenants get routes at all. */
@@ -512,7 +517,7 @@ public record OperatorConfig(
     if (routing().pausedBackend().port() < 1 || routing().pausedBackend().port() > 65535) {
       errors.add("routing.pausedBackend.port: must be a port between 1 and 65535");
     }
-    if (routing().spareRoutesAhead() < 0) {
+    if (routing().routesAhead() < 0) {
       errors.add("routing.spareRoutesAhead: must not be negative");
     }
     for (int i = 0; i < routing().reservedSubdomains().size(); i++) {

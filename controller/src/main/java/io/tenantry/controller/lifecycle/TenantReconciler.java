@@ -146,7 +146,7 @@ public final class TenantReconciler {
 
   private boolean nextInLine(Tenant tenant) {
     String pool = Spares.pool(tenant);
-    return pool != null && Spares.isNextInLine(tenant, cache.spares(pool), config.routing().spareRoutesAhead());
+    return pool != null && Spares.isNextInLine(tenant, cache.spares(pool), config.routing().routesAhead());
   }
 
   /** The outcome with the tenant's backups: their status, and the next due time when nothing sooner is asked. */

@@ -211,7 +211,7 @@ public final class Operator implements AutoCloseable {
     SparePoolReconciler pools = new SparePoolReconciler(cache, new KubeSpareWriter(client),
         fleet == null ? SpareNames.CLUSTER_ONLY : SpareNames.fleet(measuredFleet, config.fleet().clusterName()), clock,
         config.allocation().holdDuringSignupBursts(),
-        routingMode == RoutingMode.NONE || !config.routing().enabled() ? 0 : config.routing().spareRoutesAhead(), queue::addAfter);
+        routingMode == RoutingMode.NONE || !config.routing().enabled() ? 0 : config.routing().routesAhead(), queue::addAfter);
     Workers workers = new Workers("tenants", queue, reconciler::sync, reconciler::failed, registry);
     Workers poolWorkers = new Workers("sparepools", poolQueue, pools::sync, (pool, e) -> {
       if (!Conflicts.isConflict(e)) {

@@ -54,7 +54,7 @@ import org.slf4j.LoggerFactory;
  * refills a second after its last bind: signups that find it empty bind nothing.
  *
  * <p>Routes ahead: the spares next in line for a signup ({@link Spares#nextInLine}, the
- * operator's {@code routing.spareRoutesAhead} of them) have their route written ahead by their own
+ * operator's {@code routing.spareRoutesAhead} of them, by default every Ready one) have their route written ahead by their own
  * sync; binds move the line, and the spares that join it are queued here for that sync, once the
  * signups pause, as the refill is.
  *
@@ -97,7 +97,8 @@ public final class SparePoolReconciler {
   private final Map<String, Instant> nextRouteAt = new ConcurrentHashMap<>();
 
   /**
-   * @param routesAhead how many of a pool's Ready spares are routed ahead (routing.spareRoutesAhead; 0 when routing is off)
+   * @param routesAhead how many of a pool's Ready spares are routed ahead (routing.spareRoutesAhead, Integer.MAX_VALUE
+   *     for all; 0 when routing is off)
    * @param routeAhead receives the name of a spare that joined the line, and after how long, for the tenant
    *     sync that writes its route
    */

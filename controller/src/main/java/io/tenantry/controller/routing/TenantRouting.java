@@ -108,10 +108,12 @@ public final class TenantRouting {
    * its route (it would not serve once bound). A claim that fails keeps the route as it is and is
    * asked again later; the bind then writes what is missing.
    *
-   * <p>Which spares: those Ready and among the pool's first {@code routing.spareRoutesAhead} in the
-   * allocation API's order ({@link Spares#isNextInLine}), not the whole buffer: every route costs the
-   * Gateway on each of its builds, and a pool of a thousand made every build, other tenants' too,
-   * walk a thousand routes no customer was about to use. The SparePool controller queues the spares
+   * <p>Which spares: those Ready, by default all of them: a stream of signups as long as the buffer
+   * then costs the Gateway no new route. With {@code routing.spareRoutesAhead} set, only the pool's
+   * first N in the allocation API's order ({@link Spares#isNextInLine}): fewer routes for the Gateway
+   * to walk on each of its builds, but once a stream has used up the line each further signup costs
+   * it a new route while the stream lasts (a line of 128 was used up in 13 s at 10 signups/s, and
+   * most of the rest were never served; docs/benchmarks.md). The SparePool controller queues the spares
    * that binds moved into the line, once the signups pause. Not before it is Ready: a route the Gateway loads before
    * its Service's EndpointSlice exists is refused and then accepted (two status writes in the
    * Gateway's build, a Routed flap here). Outside the line, and through a rollout of the spare,
@@ -128,7 +130,7 @@ public final class TenantRouting {
           kv("tenant", spare.getMetadata().getName()), kv("error", e.toString()));
       return new Routes(List.of(), RoutingStatus.NONE, true, true, true);
     }
-    if (!Spares.isNextInLine(spare, view.spares(Spares.pool(spare)), routing.spareRoutesAhead())) {
+    if (!Spares.isNextInLine(spare, view.spares(Spares.pool(spare)), routing.routesAhead())) {
       return new Routes(List.of(), RoutingStatus.NONE, !heldByOthers.isEmpty(), true, true);
     }
     List<String> held = wanted.stream().filter(h -> !heldByOthers.containsKey(h)).toList();

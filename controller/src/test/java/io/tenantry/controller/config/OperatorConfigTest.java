@@ -179,6 +179,18 @@ class OperatorConfigTest {
   }
 
   @Test
+  void everyReadySpareIsRoutedAheadUnlessALineIsSetAndALineIsNotNegative() {
+    assertThat(OperatorConfig.defaults().routing().spareRoutesAhead()).isNull();
+    assertThat(OperatorConfig.defaults().routing().routesAhead()).isEqualTo(Integer.MAX_VALUE);
+    OperatorConfig line = OperatorConfig.parse("routing: {spareRoutesAhead: 128}");
+    assertThat(line.routing().routesAhead()).isEqualTo(128);
+    assertThat(line.with("{routing: {spareRoutesAhead: null}}").routing().routesAhead()).as("unset again").isEqualTo(Integer.MAX_VALUE);
+    assertThat(OperatorConfig.parse("routing: {spareRoutesAhead: 0}").routing().routesAhead()).isZero();
+    assertThatThrownBy(() -> OperatorConfig.parse("routing: {spareRoutesAhead: -1}"))
+        .hasMessage("invalid operator configuration: routing.spareRoutesAhead: must not be negative");
+  }
+
+  @Test
   void aConfigurationCannotChangeOnceLoaded() {
     OperatorConfig config = OperatorConfig.defaults();
     OperatorConfig changed = config.with("{workers: 2, leaderElection: {enabled: false}}");
