@@ -9,13 +9,14 @@ import java.time.Duration;
  * for {@link #PAUSE}, at most {@link #MAX_HOLD}. Done at once, those writes reach the API server
  * between the binds of the signups still arriving. The bound tenant's own first sync (its route,
  * identity and status) is never held: the customer's first page waits for it. Each caller keeps its
- * own clock.
+ * own clock. The pool's refill may wait longer: while half its buffer is still Ready, until the
+ * signups pause (SparePoolReconciler).
  */
 public final class SignupPause {
 
   /** How long no signup must arrive for a burst to be over. */
   public static final Duration PAUSE = Duration.ofSeconds(1);
-  /** The longest any held work waits, however long the burst lasts. */
+  /** The longest held work waits, however long the burst lasts (a pool's refill aside, see above). */
   public static final Duration MAX_HOLD = Duration.ofSeconds(10);
 
   private SignupPause() {

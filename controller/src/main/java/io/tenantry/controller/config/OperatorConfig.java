@@ -280,7 +280,7 @@ public record OperatorConfig(
       int retryAfterSeconds,
       @JsonPropertyDescription("Seconds between reads of the registered clusters (and checks for allocations a killed process left unbound).")
       int clusterRefreshSeconds,
-      @JsonPropertyDescription("In a burst of signups, hold each signup's fleet record and the pool's replacements until signups pause for a second (at most 10 s), so that their writes do not slow the binds; false: write them at once. The bound tenant's own sync (its route, identity and status) is never held.")
+      @JsonPropertyDescription("In a burst of signups, hold each signup's fleet record and the pool's replacements until signups pause for a second (at most 10 s; the replacements as long as half the pool's buffer is Ready), so that their writes do not slow the binds; false: write them at once. The bound tenant's own sync (its route, identity and status) is never held.")
       boolean holdDuringSignupBursts,
       @JsonPropertyDescription("host:port of an HTTP listener of the edge (the Gateway's or ingress controller's Service) this operator can reach. When set, an allocation answer says serving only once a GET / for the tenant's hostname there is answered with neither 404 nor 503; empty: the tenant's status alone decides (the edge may still be reloading its routes).")
       String servingProbeAddress,

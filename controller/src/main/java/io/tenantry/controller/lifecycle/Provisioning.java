@@ -145,7 +145,7 @@ public final class Provisioning {
         owned.stream().filter(o -> guardrailKeys.contains(ObjectKey.of(o))).toList());
     List<WriteFailure> failures = new ArrayList<>(converger.execute(guardrailPlan, NOTHING));
     Step step = plan(ctx, workloads, routes, owned, guardrailKeys);
-    // A just-bound tenant's route and opened Services may be on their way from the bind's own thread:
+    // A just-bound tenant's route, opened Services and identity may be on their way from the bind's own thread:
     // written once, by it, and not deleted or closed again by a plan made from the Tenant before its bind.
     // Asked once per sync, on its first such object: the answer holds for all of them.
     AtomicReference<Boolean> held = new AtomicReference<>();

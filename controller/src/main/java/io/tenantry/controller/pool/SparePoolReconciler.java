@@ -47,11 +47,14 @@ import org.slf4j.LoggerFactory;
  * bigger one; afterwards the extra spares are retired like any excess.
  *
  * <p>Refill behind signups: while spares are being allocated, replacements and the pool's status
- * wait for the signups to pause ({@link SignupPause}: a second, at most ten into a burst). Building
- * a spare costs the API server some twenty writes (its namespace and objects, their statuses, the
- * pod kube-controller-manager makes), and the status changes with every bind: all of it would
- * otherwise queue up between the binds of the signups that caused it. A pool emptied by a burst
- * refills a second after its last bind: signups that find it empty bind nothing.
+ * wait for the signups to pause ({@link SignupPause}: a second, at most ten into a burst; for as
+ * long as the signups keep coming while half the buffer is still Ready, the status then written
+ * every ten seconds). Building a spare costs the API server some forty writes (its namespace and
+ * objects, their statuses, the pod kube-controller-manager makes), and the status changes with
+ * every bind: all of it would otherwise queue up between the binds of the signups that caused it,
+ * and a stream the buffer can absorb would wait behind its own refill. Below half the buffer the
+ * refill runs alongside the signups, so that a stream longer than the buffer finds spares. A pool
+ * emptied by a burst refills a second after its last bind: signups that find it empty bind nothing.
  *
  * <p>Routes ahead: the spares next in line for a signup ({@link Spares#nextInLine}, the
  * operator's {@code routing.spareRoutesAhead} of them, by default every Ready one) have their route written ahead by their own
@@ -88,6 +91,8 @@ public final class SparePoolReconciler {
   private final Map<String, Map<String, Instant>> unseenCreates = new ConcurrentHashMap<>();
   /** By pool, when the refill was first held back for the signups arriving now. */
   private final Map<String, Instant> heldSince = new ConcurrentHashMap<>();
+  /** By pool, when a hold last let the status through: one the buffer stretches shows its counts every MAX_HOLD. */
+  private final Map<String, Instant> statusInHoldAt = new ConcurrentHashMap<>();
   /** How many spares of a pool are routed ahead (0: none, routing is off); who writes their route. */
   private final int routesAhead;
   private final BiConsumer<String, Duration> routeAhead;
@@ -156,7 +161,7 @@ public final class SparePoolReconciler {
     }
     int ready = (int) unallocated.stream().filter(Spares::isReady).count();
     int provisioning = unallocated.size() - ready + unseen;
-    Duration held = refillHeld(poolName, lastSignup);
+    Duration held = refillHeld(poolName, lastSignup, 2 * ready >= buffer);
     lineUp(poolName, spares, held);
     int toCreate = !held.isZero() ? 0
         : Math.min(target - unallocated.size() - unseen, pool.getSpec().getMaxProvisioning() - provisioning);
@@ -165,7 +170,7 @@ public final class SparePoolReconciler {
       provisioning++;
       changes++;
     }
-    if (held.isZero()) {
+    if (held.isZero() || statusDueInHold(poolName)) {
       writeStatus(pool, ready, provisioning, allocated);
     }
     if (changes > 0) {
@@ -180,6 +185,7 @@ public final class SparePoolReconciler {
   private void forget(String poolName) {
     unseenCreates.remove(poolName);
     heldSince.remove(poolName);
+    statusInHoldAt.remove(poolName);
     inLine.remove(poolName);
     nextRouteAt.remove(poolName);
   }
@@ -207,15 +213,31 @@ public final class SparePoolReconciler {
     }
   }
 
-  /** How much longer replacements and the status wait for the signups arriving now to pause; zero: not at all. */
-  private Duration refillHeld(String poolName, Instant lastSignup) {
+  /**
+   * How much longer replacements and the status wait for the signups arriving now to pause; zero: not at all.
+   * While half the buffer is still Ready, for as long as the signups keep coming: the buffer absorbs the stream.
+   */
+  private Duration refillHeld(String poolName, Instant lastSignup, boolean bufferCovers) {
     Instant now = clock.instant();
     if (!holdDuringBursts || lastSignup == null || !SignupPause.inBurst(Duration.between(lastSignup, now))) {
       heldSince.remove(poolName);
+      statusInHoldAt.remove(poolName);
       return Duration.ZERO;
     }
     Instant since = heldSince.computeIfAbsent(poolName, p -> now);
-    return SignupPause.holdLeft(Duration.between(lastSignup, now), Duration.between(since, now));
+    return bufferCovers ? SignupPause.PAUSE.minus(Duration.between(lastSignup, now))
+        : SignupPause.holdLeft(Duration.between(lastSignup, now), Duration.between(since, now));
+  }
+
+  /** Whether the status, held with the refill, is due anyway: the hold has lasted {@link SignupPause#MAX_HOLD} since it last was. */
+  private boolean statusDueInHold(String poolName) {
+    Instant now = clock.instant();
+    Instant last = statusInHoldAt.getOrDefault(poolName, heldSince.getOrDefault(poolName, now));
+    if (Duration.between(last, now).compareTo(SignupPause.MAX_HOLD) < 0) {
+      return false;
+    }
+    statusInHoldAt.put(poolName, now);
+    return true;
   }
 
   /** When the allocation API bound the spare; null when it was bound otherwise (by hand) or the stamp is unreadable. */

@@ -12,6 +12,7 @@ import io.tenantry.controller.apply.WriteFailure;
 import io.tenantry.controller.cache.ClusterView;
 import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.controller.config.Plan;
+import io.tenantry.controller.resources.IdentityModel;
 import io.tenantry.controller.resources.TenantContext;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * the customer's URL serves once the edge has it, and the sync waits for the bind's watch event, a
  * worker and the tenant's other writes. A spare's route is in place already, gated
  * ({@link SpareGate}): bound without a subdomain, opening its exposed Services is all there is to
- * write; with one, its route is rewritten for the new hostname too. What is written is what the
+ * write; with one, its route is rewritten for the new hostname too. The tenant's identity goes
+ * with them, so that the first page names its customer. What is written is what the
  * sync writes ({@link TenantRouting}: the hostnames the tenant holds, claimed first; the Services
  * open), applied the same way; the sync finds it in place. Given the Tenant as the bind stored it,
  * on the signup's path, so the writes happen on threads of their own. What is not written here (an
@@ -105,6 +107,7 @@ public final class BoundRoutes implements Consumer<Tenant>, AutoCloseable {
       }
       List<HasMetadata> wayIn = new ArrayList<>(routes.objects());
       wayIn.addAll(SpareGate.opened(ctx));
+      wayIn.add(IdentityModel.configMap(ctx));
       List<HasMetadata> cached = wayIn.stream().map(this::cached).filter(Objects::nonNull).toList();
       ChangePlan changes = Converger.plan(wayIn, cached);
       if (changes.isEmpty()) {

@@ -14,9 +14,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * The bound tenants whose route and opened Services {@link BoundRoutes} is writing (the objects
- * {@link SpareGate#writtenOnBind} names; "the route" below), so that a sync running meanwhile
- * leaves them alone: the tenant's first sync does not apply them a second time, and a sync planned
+ * The bound tenants whose way in (route, opened Services, identity: the objects
+ * {@link SpareGate#writtenOnBind} names; "the route" below) {@link BoundRoutes} is writing, so
+ * that a sync running meanwhile leaves them alone: the tenant's first sync does not apply them a second time, and a sync planned
  * from the Tenant as it was before its bind (a spare: its Services closed, its route for its own
  * name or none) does not close or delete them. A tenant is held from the bind until the write fails,
  * or succeeds and the cache shows both the route as written and the bound Tenant (their watch events

@@ -1,5 +1,6 @@
 package io.tenantry.controller.routing;
 
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
@@ -42,10 +43,14 @@ public final class SpareGate {
     return AppModel.exposed(ctx).stream().<HasMetadata>map(app -> AppModel.service(ctx, app)).toList();
   }
 
-  /** Whether a bind writes {@code object} ahead of the tenant's sync: its route, or an app's Service it opens. */
+  /**
+   * Whether a bind writes {@code object} ahead of the tenant's sync: its route, an app's Service it
+   * opens, or the identity its apps answer with.
+   */
   public static boolean writtenOnBind(HasMetadata object) {
     Map<String, String> labels = object.getMetadata().getLabels();
     return RouteModel.isRoute(object)
-        || object instanceof Service && labels != null && Labels.COMPONENT_APP.equals(labels.get(Labels.COMPONENT));
+        || object instanceof Service && labels != null && Labels.COMPONENT_APP.equals(labels.get(Labels.COMPONENT))
+        || object instanceof ConfigMap && Names.IDENTITY.equals(object.getMetadata().getName());
   }
 }

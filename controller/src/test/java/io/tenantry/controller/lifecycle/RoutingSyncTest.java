@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
@@ -51,14 +53,14 @@ class RoutingSyncTest {
     gateway.boundRoutes.started(gateway.cluster.tenant("acme"));
 
     gateway.sync("acme");
-    assertThat(gateway.writes.take()).as("everything but the route the bind is writing")
-        .contains("create ConfigMap tenant-acme/tenant-identity").noneMatch(w -> w.contains("HTTPRoute"));
+    assertThat(gateway.writes.take()).as("everything but the route and identity the bind is writing")
+        .contains("create Deployment tenant-acme/app-web").noneMatch(w -> w.contains("HTTPRoute") || w.contains("tenant-identity"));
     assertThat(gateway.requeued).isEmpty();
 
     gateway.boundRoutes.notWritten("acme"); // Refused by the API server, say.
     assertThat(gateway.requeued).as("queued again, since its sync held the route back").containsExactly("acme");
     gateway.sync("acme");
-    assertThat(gateway.writes.take()).contains("create HTTPRoute tenant-acme/tenant");
+    assertThat(gateway.writes.take()).contains("create HTTPRoute tenant-acme/tenant", "create ConfigMap tenant-acme/tenant-identity");
   }
 
   @Test
@@ -275,29 +277,35 @@ class RoutingSyncTest {
   }
 
   @Test
-  void aSyncPlannedBeforeTheBindsRouteAndServiceReachedTheCacheWritesNeitherAndIsQueuedAgain() {
+  void aSyncPlannedBeforeTheBindsWayInReachedTheCacheWritesNoneOfItAndIsQueuedAgain() {
     spare("spare");
     Tenant bound = gateway.edit("spare", t -> {
       t.getSpec().setState(TenantState.Active);
       t.getSpec().setSubdomain("acme");
     });
     gateway.boundRoutes.started(bound);
-    // The sync plans from the cache before them; the bind's thread writes both and the cache shows
-    // them while the sync writes what comes first in its plan.
-    gateway.writes.beforeWriting("ConfigMap tenant-spare/tenant-identity", () -> {
+    // The sync plans from the cache before them; the bind's thread writes its route, Service and
+    // identity and the cache shows them while the sync writes what comes first: its namespace.
+    gateway.writes.beforeWriting("Namespace tenant-spare", () -> {
       HTTPRoute route = gateway.cluster.putOwned(new HTTPRouteBuilder(gateway.cluster.get(HTTPRoute.class, "tenant-spare", "tenant"))
           .editSpec().withHostnames("acme.tenants.example.com").endSpec().build());
       Service opened = gateway.cluster.putOwned(new ServiceBuilder(gateway.cluster.get(Service.class, "tenant-spare", "app-web"))
           .editSpec().removeFromSelector(SpareGate.LABEL).endSpec().build());
-      gateway.boundRoutes.written("spare", List.of(asWritten(route), asWritten(opened)));
+      ConfigMap identity = gateway.cluster.putOwned(
+          new ConfigMapBuilder(gateway.cluster.get(ConfigMap.class, "tenant-spare", "tenant-identity")).addToData("state", "Active").build());
+      gateway.boundRoutes.written("spare", List.of(asWritten(route), asWritten(opened), asWritten(identity)));
     });
 
     gateway.sync("spare");
-    assertThat(gateway.writes.take()).as("one answer for the whole sync").contains("apply ConfigMap tenant-spare/tenant-identity")
-        .noneMatch(w -> w.contains("HTTPRoute") || w.contains("Service tenant-spare/app-web"));
+    assertThat(gateway.writes.take()).as("one answer for the whole sync").contains("apply Namespace tenant-spare")
+        .noneMatch(RoutingSyncTest::wayIn);
     assertThat(gateway.requeued).as("for a plan that sees them").containsExactly("spare");
     gateway.sync("spare");
-    assertThat(gateway.writes.take()).noneMatch(w -> w.contains("HTTPRoute") || w.contains("Service tenant-spare/app-web"));
+    assertThat(gateway.writes.take()).noneMatch(RoutingSyncTest::wayIn);
+  }
+
+  private static boolean wayIn(String write) {
+    return write.contains("HTTPRoute") || write.contains("Service tenant-spare/app-web") || write.contains("tenant-identity");
   }
 
   @Test

@@ -210,7 +210,7 @@ class SparePoolReconcilerTest {
   }
 
   @Test
-  void aBurstThatGoesOnHoldsTheRefillTenSecondsAtMost() {
+  void aBurstThatGoesOnPastHalfTheBufferHoldsTheRefillTenSecondsAtMost() {
     MovingClock clock = new MovingClock(NOW);
     SparePoolReconciler reconciler = new SparePoolReconciler(cluster, writes, SpareNames.CLUSTER_ONLY, clock, true, 0, (name, after) -> { });
     pool(30, 30, "1.0.0");
@@ -227,6 +227,31 @@ class SparePoolReconcilerTest {
     allocate(20, clock.instant());
     reconciler.sync("default");
     assertThat(created(writes.take())).as("10 s into the burst: replacements for all 21").isEqualTo(21);
+  }
+
+  @Test
+  void aStreamTheBufferAbsorbsHoldsTheRefillUntilHalfOfItIsGoneAndShowsTheCountsEveryTenSeconds() {
+    MovingClock clock = new MovingClock(NOW);
+    SparePoolReconciler reconciler = new SparePoolReconciler(cluster, writes, SpareNames.CLUSTER_ONLY, clock, true, 0, (name, after) -> { });
+    pool(60, 60, "1.0.0");
+    reconciler.sync("default");
+    allReady();
+    writes.take();
+    for (int i = 0; i < 30; i++) {
+      allocate(i, clock.instant());
+      SyncResult result = reconciler.sync("default");
+      List<String> log = writes.take();
+      if (i == 20) {
+        assertThat(log).as("10 s into the stream").containsExactly("status SparePool default ready=39 provisioning=0 allocated=21");
+      } else {
+        assertThat(log).as("%d signups in %d ms, %d spares Ready", i + 1, i * 500, 59 - i).isEmpty();
+      }
+      assertThat(result.requeueAfter()).isEqualTo(Duration.ofSeconds(1));
+      clock.advance(Duration.ofMillis(500));
+    }
+    allocate(30, clock.instant());
+    reconciler.sync("default");
+    assertThat(created(writes.take())).as("29 of 60 Ready, 15 s into the stream: replacements for all 31").isEqualTo(31);
   }
 
   /** A clock the test moves. */

@@ -3,6 +3,7 @@ package io.tenantry.controller.routing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRoute;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -12,6 +13,8 @@ import io.tenantry.controller.apply.Converger;
 import io.tenantry.controller.config.OperatorConfig.RoutingMode;
 import io.tenantry.controller.fakes.FakeCluster;
 import io.tenantry.controller.fakes.Writes;
+import io.tenantry.controller.resources.IdentityModel;
+import io.tenantry.controller.resources.Names;
 import io.tenantry.controller.resources.TenantContext;
 import io.tenantry.spares.fleet.InMemoryFleetRecords;
 import io.tenantry.spares.fleet.TenantRef;
@@ -25,7 +28,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A bound tenant's way in is opened from the bind, as its sync would write it, and only for the
- * hostnames it holds: its spare's route was in place, to Services that selected no pod.
+ * hostnames it holds: its spare's route was in place, to Services that selected no pod; its
+ * identity names its customer.
  */
 class BoundRoutesTest {
 
@@ -52,9 +56,12 @@ class BoundRoutesTest {
 
     await().atMost(Duration.ofSeconds(5)).until(() -> outcomes().equals(Map.of("written", 1.0)));
     assertThat(writes.take()).as("no route to write: the edge has had it since the spare was made")
-        .containsExactlyInAnyOrder("apply Service tenant-pool-a1b2c/app-web", "apply Service tenant-pool-a1b2c/app-api");
+        .containsExactlyInAnyOrder("apply Service tenant-pool-a1b2c/app-web", "apply Service tenant-pool-a1b2c/app-api",
+            "apply ConfigMap tenant-pool-a1b2c/tenant-identity");
     assertThat(selector("pool-a1b2c", "app-web")).doesNotContainKey(SpareGate.LABEL);
     assertThat(selector("pool-a1b2c", "app-api")).doesNotContainKey(SpareGate.LABEL);
+    assertThat(cluster.get(ConfigMap.class, "tenant-pool-a1b2c", Names.IDENTITY).getData())
+        .as("the first page names its customer").containsEntry("organization", "Acme Corp").containsEntry("state", "Active");
     assertThat(inFlight.holds("pool-a1b2c")).as("a plan made before the Services reached the cache: held").isTrue();
     assertThat(requeued).as("for a plan that sees them").containsExactly("pool-a1b2c");
     assertThat(inFlight.holds("pool-a1b2c")).isFalse();
@@ -65,7 +72,8 @@ class BoundRoutesTest {
     routes.write(bound("pool-e5f6g", "acme"));
 
     assertThat(writes.take()).containsExactlyInAnyOrder("apply HTTPRoute tenant-pool-e5f6g/tenant",
-        "apply Service tenant-pool-e5f6g/app-web", "apply Service tenant-pool-e5f6g/app-api");
+        "apply Service tenant-pool-e5f6g/app-web", "apply Service tenant-pool-e5f6g/app-api",
+        "apply ConfigMap tenant-pool-e5f6g/tenant-identity");
     HTTPRoute route = cluster.get(HTTPRoute.class, "tenant-pool-e5f6g", RouteModel.NAME);
     assertThat(route.getSpec().getHostnames()).containsExactly("acme.tenants.example.com");
     assertThat(records.hostnameHolder("acme.tenants.example.com")).get()
@@ -93,7 +101,7 @@ class BoundRoutesTest {
   void aWayInTheTenantsSyncOpenedAlreadyIsNotWrittenAgain() {
     Tenant bound = bound("pool-d3e4f", null);
     routes.write(bound);
-    assertThat(writes.take()).hasSize(2);
+    assertThat(writes.take()).hasSize(3);
 
     routes.write(bound);
     assertThat(writes.take()).isEmpty();
@@ -162,7 +170,7 @@ class BoundRoutesTest {
 
   /**
    * A spare of pool "pool" as its sync left it (its route for its own name, its exposed Services
-   * closed) and as the allocation API's bind stored it (Active, with the signup's subdomain or
+   * closed, its identity naming no one) and as the allocation API's bind stored it (Active, with the signup's subdomain or
    * none, generation 1), as the operator's cache holds them.
    */
   private Tenant bound(String name, String subdomain) {
@@ -172,7 +180,9 @@ class BoundRoutesTest {
     TenantRouting.Routes ahead = routing.of(spare, cluster);
     ahead.objects().forEach(cluster::putOwned);
     ahead.gate(spare, SpareGate.opened(spare)).forEach(cluster::putOwned);
+    cluster.putOwned(IdentityModel.configMap(spare));
     tenant.getSpec().setState(TenantState.Active);
+    tenant.getSpec().setOrganization("Acme Corp");
     tenant.getSpec().setSubdomain(subdomain);
     cluster.putTenant(tenant);
     return tenant;
