@@ -88,8 +88,19 @@ public final class ProvisioningBenchmark {
   private static final Pattern KUBECTL_RESPONSE = Pattern.compile("\"Response\" verb=\"(\\w+)\" url=\"([^\"]+)\"");
   private static final SecureRandom RANDOM = new SecureRandom();
 
-  /** docs/benchmarks.md: 26.02 requests per new tenant (its ~19 objects, its status, a few GETs); one more is a regression. */
-  private static final double REQUESTS_PER_TENANT_LIMIT = 27;
+  /** The status write, whose count depends on timing (below); every other request is one per object or event. */
+  private static final String STATUS_WRITE = "PUT tenants/status";
+  /**
+   * docs/benchmarks.md: 23.00 requests per new tenant besides its status writes (its 19 objects, its finalizer, its
+   * events); the half allows the informers' watch renewals, one more per tenant is a regression.
+   */
+  private static final double REQUESTS_PER_TENANT_LIMIT = 23.5;
+  /**
+   * The status is written once per distinct state a new tenant is seen in, which depends on timing: 2.00 per tenant
+   * at 1000 tenants (a long queue sees few states), 3.17–4.06 at 20 (each pod's readiness seen on its own). A write
+   * on every sync (7–10 syncs a tenant at 20) fails it.
+   */
+  private static final double STATUS_WRITES_PER_TENANT_LIMIT = 5;
 
   private final BenchGuards guards;
   private final TestCluster cluster;
@@ -277,7 +288,10 @@ public final class ProvisioningBenchmark {
             b.getOrDefault(kind, 0L) / (double) tenants));
     double perTenant = a.values().stream().mapToLong(Long::longValue).sum() / (double) tenants;
     System.out.printf("| all | %.2f | %.2f |%n%n", perTenant, b.values().stream().mapToLong(Long::longValue).sum() / (double) tenants);
-    guards.atMost("Tenantry's requests per new tenant", perTenant, REQUESTS_PER_TENANT_LIMIT);
+    double statusWrites = a.getOrDefault(STATUS_WRITE, 0L) / (double) tenants;
+    guards.atMost("Tenantry's requests per new tenant besides its status writes", perTenant - statusWrites,
+        REQUESTS_PER_TENANT_LIMIT);
+    guards.atMost("Tenantry's status writes per new tenant", statusWrites, STATUS_WRITES_PER_TENANT_LIMIT);
   }
 
   /** Creates {@code count} Tenants and waits until the operator reports every one Ready. */
