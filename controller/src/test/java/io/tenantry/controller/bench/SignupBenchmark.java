@@ -87,7 +87,7 @@ import java.util.stream.Collectors;
  * waited out, before the count begins); and whether the pool ran dry (a 503). Side by side, with every fourth signup, the peer: a plain
  * HTTPRoute the benchmark writes for a Service it made ahead for one of the newest Ready spares'
  * pods, timed from its create to its first 200 through the same Traefik. As many signups as the burst has clients sent at
- * once, with their peers, on each side (the issue's "32 concurrent signups"), in {@link #AT_ONCE_ROUNDS} rounds, before the rates and
+ * once, with their peers, on each side (the issue's "32 concurrent signups"), in rounds (3 unless told), before the rates and
  * again after them, with the routes they left (Traefik's time grows with its routes), each time after
  * the edge alone takes as many plain routes at once (their floor). Last, a burst
  * larger than the pool from closed-loop concurrent clients, on each side.
@@ -100,8 +100,10 @@ import java.util.stream.Collectors;
  * (120), the pool's buffer (400), concurrent clients of the burst (32), Traefik's
  * providersThrottleDuration (100ms; Traefik's default is 2s), its Gateway provider's throttleDuration
  * (0s, Traefik's default: the provider builds its configuration again as soon as anything it watches
- * changes). Run with tools/bench-signup.sh, which
- * makes the pods' addresses local to this machine; CI runs {@code 2 10 20 8}.
+ * changes), rounds of signups at once per side (3: summed up by the median of their p50s, since one
+ * round's p50 and its peer's moved by up to 2× between runs of the same code on this machine; the
+ * counts are guarded in every round). Run with tools/bench-signup.sh, which
+ * makes the pods' addresses local to this machine; CI runs {@code 2 10 20 8 100ms 100ms 1}.
  */
 public final class SignupBenchmark {
 
@@ -114,11 +116,6 @@ public final class SignupBenchmark {
   private static final Duration SETTLED_FOR = SignupPause.MAX_HOLD.multipliedBy(3);
   /** A rate at which signups leave together: a microsecond apart. */
   private static final double AT_ONCE = 1e6;
-  /**
-   * Rounds of signups at once per side, summed up by the median of their p50s: one round's p50 and
-   * its peer's moved by up to 2× between runs of the same code on this machine.
-   */
-  private static final int AT_ONCE_ROUNDS = 3;
   /** The name of the peer's Service and HTTPRoute in a spare's namespace. */
   private static final String PEER = "peer";
   /**
@@ -132,7 +129,8 @@ public final class SignupBenchmark {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final java.util.regex.Pattern BACKGROUND = java.util.regex.Pattern.compile(" (leases|nodes)(/|$)");
 
-  private record Settings(List<Double> rates, int seconds, int pool, int burstClients, String throttle, String watchThrottle) {
+  private record Settings(List<Double> rates, int seconds, int pool, int burstClients, String throttle, String watchThrottle,
+      int atOnceRounds) {
   }
 
   public static void main(String[] args) {
@@ -142,7 +140,8 @@ public final class SignupBenchmark {
         args.length > 2 ? Integer.parseInt(args[2]) : 400,
         args.length > 3 ? Integer.parseInt(args[3]) : 32,
         args.length > 4 ? args[4] : "100ms",
-        args.length > 5 ? args[5] : "100ms");
+        args.length > 5 ? args[5] : "100ms",
+        args.length > 6 ? Integer.parseInt(args[6]) : 3);
     ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME))
         .setLevel(ch.qos.logback.classic.Level.WARN);
     System.setProperty("http.maxConnections", "64");
@@ -150,7 +149,7 @@ public final class SignupBenchmark {
     BenchGuards guards = new BenchGuards();
     String name = "tenantry-bench-signup-" + ProcessHandle.current().pid();
     double signups = settings.rates().stream().mapToDouble(r -> r * settings.seconds()).sum();
-    int tenants = (int) (settings.pool() * 3 + 2 * (signups + settings.pool() + 4 * AT_ONCE_ROUNDS * settings.burstClients()));
+    int tenants = (int) (settings.pool() * 3 + 2 * (signups + settings.pool() + 4 * settings.atOnceRounds() * settings.burstClients()));
     try (TestCluster cluster = TestClusters.start(ClusterKind.SIMULATED, name, 0);
          KubernetesClient admin = cluster.newClient();
          DatastoreEmulator emulator = DatastoreEmulator.start()) {
@@ -266,7 +265,7 @@ public final class SignupBenchmark {
     for (boolean hold : List.of(true, false)) {
       int routed = admin.resources(HTTPRoute.class).inAnyNamespace().list().getItems().size();
       measured(String.format(Locale.ROOT, "%d at once, %d routes", settings.burstClients(), routed), AT_ONCE,
-          settings.burstClients(), AT_ONCE_ROUNDS, hold);
+          settings.burstClients(), settings.atOnceRounds(), hold);
     }
   }
 
@@ -281,8 +280,8 @@ public final class SignupBenchmark {
     int routed = admin.resources(HTTPRoute.class).inAnyNamespace().list().getItems().size();
     String label = String.format(Locale.ROOT, "%d at once, %d routes", settings.burstClients(), routed);
     List<Milestone> rounds = new ArrayList<>();
-    for (int round = 1; round <= AT_ONCE_ROUNDS; round++) {
-      rounds.add(edgeAloneRound(roundLabel(label, round, AT_ONCE_ROUNDS)));
+    for (int round = 1; round <= settings.atOnceRounds(); round++) {
+      rounds.add(edgeAloneRound(roundLabel(label, round, settings.atOnceRounds())));
     }
     summary.add(String.format(Locale.ROOT, "%s, edge alone (plain routes, no operator): first 200 %s", label, medianOfRounds(rounds)));
   }
