@@ -43,6 +43,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -216,7 +218,11 @@ class GatewayTrafficIT {
     web.getRoutes().add(new AppRoute("/"));
     client.resources(SparePool.class).resource(pool).create();
     await().atMost(CONVERGE).until(() -> OperatorHarness.readySpares(client, "line").size() == ROUTES_AHEAD);
-    // One more, newer than the others: beyond the line. (A JSON patch: the operator writes the pool's status meanwhile.)
+    // One more, newer than the others: beyond the line. Created a second later at least, since creation times have
+    // whole seconds and a tie goes by name. (A JSON patch: the operator writes the pool's status meanwhile.)
+    Instant newest = OperatorHarness.readySpares(client, "line").stream()
+        .map(t -> Instant.parse(t.getMetadata().getCreationTimestamp())).max(Comparator.naturalOrder()).orElseThrow();
+    await().atMost(Duration.ofSeconds(2)).until(() -> Instant.now().isAfter(newest.plusSeconds(1)));
     client.resources(SparePool.class).withName("line").patch(PatchContext.of(PatchType.JSON),
         "[{\"op\": \"replace\", \"path\": \"/spec/buffer\", \"value\": " + (ROUTES_AHEAD + 1) + "}]");
     await().atMost(CONVERGE).until(() -> OperatorHarness.readySpares(client, "line").size() == ROUTES_AHEAD + 1);
