@@ -121,7 +121,7 @@ public record OperatorConfig(
                   holdDuringSignupBursts: true, servingProbeAddress: "", tlsCertFile: "", tlsKeyFile: ""}
       routing: {mode: auto, baseDomain: "", scheme: https, gateway: {name: tenantry, sectionName: ""},
                 ingress: {className: "", tls: false, annotations: {}}, pausedBackend: {service: tenantry-paused, port: 80},
-                spareRoutesAhead: null,
+                spareRoutesAhead: null, spareGate: {mode: service, forwardAuthAddress: ""},
                 reservedSubdomains: [www, app, apps, api, admin, administrator, root, login, logout, signin, signup, register,
                                      auth, oauth, sso, id, account, accounts, billing, pay, payments, checkout, status, docs,
                                      help, support, blog, news, about, dashboard, console, portal, manage, cdn, static,
@@ -314,6 +314,8 @@ public record OperatorConfig(
       PausedBackend pausedBackend,
       @JsonPropertyDescription("How many of a SparePool's Ready spares have their route written ahead, gated: those the allocation API takes next (the longest standing). Bound, such a spare serves as soon as its Services open; one bound beyond them gets its route at the bind, and its customer waits for the edge to load it. Unset (the default): every Ready spare, so that a stream of signups as long as the buffer costs the edge no new route. A number lowers the routes the edge holds (each costs it on every rebuild) for big pools that see short bursts: size it for the longest stream of signups (rate times duration), as once a stream has used up the line, each further signup costs the edge a new route while the stream lasts. 0: none.")
       Integer spareRoutesAhead,
+      @JsonPropertyDescription("How a spare whose route is written ahead is kept from strangers until its customer is bound (docs/routing.md).")
+      SpareGateSettings spareGate,
       @JsonPropertyDescription("Subdomains no tenant may take under baseDomain (DNS labels; a list replaces the default whole). The default keeps the product's own hosts (www, app, api, admin, login, auth, sso, account, billing, status, docs, support ...), the names mail, DNS and proxy clients look up by convention (mail, smtp, imap, pop, mx, ns1, ns2, autodiscover, autoconfig, wpad ...) and environment names (dev, staging, test, internal, localhost): a tenant holding one could phish the product's customers, receive its mail or be taken for its infrastructure. A signup naming one is refused (400, field subdomain); a Tenant whose spec.subdomain, or without one its name, is one is refused by the chart's admission policy tenantry-reserved-subdomains, rendered from the same list.")
       List<String> reservedSubdomains) {
 
@@ -330,6 +332,20 @@ public record OperatorConfig(
     public boolean enabled() {
       return mode != RoutingMode.NONE && baseDomain != null && !baseDomain.isEmpty();
     }
+  }
+
+  /** How spares with a route are kept closed until bound: by their Services, or at the edge. */
+  public record SpareGateSettings(
+      @JsonPropertyDescription("service: a spare's exposed Services select no pod until the bind opens them, with any Gateway API implementation or Ingress controller; the customer's first page then waits for the edge to load the new endpoints. forwardAuth: a spare's Services are open and its HTTPRoute names a Traefik Middleware (filter ExtensionRef, traefik.io/Middleware) that asks the operator, at forwardAuthAddress, whether the tenant is bound; the first page needs no change at the edge. Needs routing mode gateway and Traefik with its kubernetesCRD provider.")
+      SpareGateMode mode,
+      @JsonPropertyDescription("In forwardAuth mode: the operator's HTTP listener as the edge reaches it, http(s)://host:port (the gate answers at /v1/gate/<tenant>), e.g. http://tenantry.tenantry-system.svc:8080.")
+      String forwardAuthAddress) {
+  }
+
+  /** How spares with a route are kept closed until bound. */
+  public enum SpareGateMode {
+    @com.fasterxml.jackson.annotation.JsonProperty("service") SERVICE,
+    @com.fasterxml.jackson.annotation.JsonProperty("forwardAuth") FORWARD_AUTH
   }
 
   /** How tenants are routed: {@code auto} is resolved to gateway or ingress when the operator starts. */
@@ -519,6 +535,18 @@ public record OperatorConfig(
     }
     if (routing().routesAhead() < 0) {
       errors.add("routing.spareRoutesAhead: must not be negative");
+    }
+    SpareGateSettings gate = routing().spareGate();
+    if (gate.mode() == null) {
+      errors.add("routing.spareGate.mode: must be service or forwardAuth");
+    } else if (gate.mode() == SpareGateMode.FORWARD_AUTH) {
+      if (routing().mode() == RoutingMode.INGRESS || routing().mode() == RoutingMode.NONE) {
+        errors.add("routing.spareGate.mode: forwardAuth needs routing.mode gateway (or auto on a cluster with the Gateway API)");
+      }
+      if (gate.forwardAuthAddress() == null || !gate.forwardAuthAddress().matches("https?://[^/?#\\s]+")) {
+        errors.add("routing.spareGate.forwardAuthAddress: must be http(s)://host:port, where the edge reaches the operator's HTTP listener, not "
+            + gate.forwardAuthAddress());
+      }
     }
     for (int i = 0; i < routing().reservedSubdomains().size(); i++) {
       String label = routing().reservedSubdomains().get(i);

@@ -52,9 +52,12 @@ import io.tenantry.controller.queue.Workers;
 import io.tenantry.controller.rollout.RolloutGate;
 import io.tenantry.controller.routing.BoundRoutes;
 import io.tenantry.controller.routing.ClusterHostnameClaims;
+import io.tenantry.controller.routing.EdgeGate;
+import io.tenantry.controller.routing.EdgeGateEndpoint;
 import io.tenantry.controller.routing.FleetHostnameClaims;
 import io.tenantry.controller.routing.RoutesInFlight;
 import io.tenantry.controller.routing.TenantRouting;
+import io.tenantry.controller.routing.TraefikMiddleware;
 import io.tenantry.controller.secrets.TemplateDistribution;
 import io.tenantry.controller.secrets.TenantSecrets;
 import io.tenantry.controller.server.HttpEndpoints;
@@ -145,6 +148,11 @@ public final class Operator implements AutoCloseable {
     this.transfer = parts.backups() == null ? null : new TransferServer(new InetSocketAddress(config.backups().transferPort()),
         new TransferHandler(parts.backups().tokens(), parts.backups().store()), config.backups().maxConcurrent() * 2);
     LeaderGauge.register(parts.registry(), this::isLeading);
+    if (config.routing().spareGate().mode() == OperatorConfig.SpareGateMode.FORWARD_AUTH) {
+      // The edge asks before each request to a spare's route; only the leader's cache knows, a standby's 503 keeps it closed.
+      http.serve(EdgeGate.PATH.substring(0, EdgeGate.PATH.length() - 1),
+          new LeaderOnly(this::isLeading, new EdgeGateEndpoint(parts.cache()::tenant), 1));
+    }
   }
 
   /** The API listener's TLS from the allocation settings' files; null: plain HTTP. */
@@ -175,7 +183,9 @@ public final class Operator implements AutoCloseable {
     InformerCache cache = new InformerCache(client, config.namespacePrefix(), config.templateNamespace(), config.edgeNamespace(),
         config.resyncPeriod(),
         queue::add, queue::addFirst, poolQueue::add, switch (routingMode) {
-          case GATEWAY -> List.of(HTTPRoute.class);
+          // The edge's gate in front of spares' routes goes and comes with them (routing.spareGate forwardAuth).
+          case GATEWAY -> config.routing().spareGate().mode() == OperatorConfig.SpareGateMode.FORWARD_AUTH
+              ? List.of(HTTPRoute.class, TraefikMiddleware.class) : List.of(HTTPRoute.class);
           case INGRESS -> List.of(Ingress.class);
           case AUTO, NONE -> List.of();
         });
@@ -255,7 +265,12 @@ public final class Operator implements AutoCloseable {
     RoutingMode mode = !routing.enabled() ? RoutingMode.NONE
         : routing.mode() != RoutingMode.AUTO ? routing.mode()
         : client.supports(HTTPRoute.class) ? RoutingMode.GATEWAY : RoutingMode.INGRESS;
-    LOG.info("routing {} {} {}", kv("configured", routing.mode()), kv("mode", mode), kv("baseDomain", routing.baseDomain()));
+    LOG.info("routing {} {} {} {}", kv("configured", routing.mode()), kv("mode", mode), kv("baseDomain", routing.baseDomain()),
+        kv("spareGate", routing.spareGate().mode()));
+    if (mode == RoutingMode.INGRESS && routing.spareGate().mode() == OperatorConfig.SpareGateMode.FORWARD_AUTH) {
+      throw new IllegalStateException("routing.spareGate.mode: forwardAuth needs the Gateway API, and this cluster does not serve"
+          + " HTTPRoutes (routing.mode auto resolved to ingress)");
+    }
     return mode;
   }
 

@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * A tenant's part of the edge: its hostnames are claimed ({@link HostnameClaims}) before any
  * route names them, then routed to its apps while Active, to the paused page while Frozen, and
  * not at all otherwise; the route of a spare next in line for a signup is written ahead, to
- * Services that select no pod until it is bound ({@link SpareGate}).
+ * Services that select no pod until it is bound ({@link SpareGate}), or behind a gate at the edge
+ * that opens when it is bound ({@link EdgeGate}).
  */
 public final class TenantRouting {
 
@@ -40,9 +41,10 @@ public final class TenantRouting {
   public record Routes(List<HasMetadata> objects, RoutingStatus status, boolean claimAgain, boolean gated, boolean keep) {
     static final Routes NONE = new Routes(List.of(), RoutingStatus.NONE, false, false, false);
 
-    /** {@code desired} as this tenant's routing wants it: a spare's exposed Services closed. */
+    /** {@code desired} as this tenant's routing wants it: a spare's exposed Services closed, unless the edge gates it. */
     public List<HasMetadata> gate(TenantContext ctx, List<HasMetadata> desired) {
-      return gated ? SpareGate.closed(ctx, desired) : desired;
+      return gated && ctx.config().routing().spareGate().mode() == OperatorConfig.SpareGateMode.SERVICE
+          ? SpareGate.closed(ctx, desired) : desired;
     }
   }
 
@@ -135,6 +137,9 @@ public final class TenantRouting {
     }
     List<String> held = wanted.stream().filter(h -> !heldByOthers.containsKey(h)).toList();
     List<HasMetadata> objects = RouteModel.active(ctx, mode, held);
+    if (routing.spareGate().mode() == OperatorConfig.SpareGateMode.FORWARD_AUTH) {
+      objects = EdgeGate.gated(ctx, objects);
+    }
     RoutingStatus status = refusal(ctx, view, objects)
         .map(refused -> RoutingStatus.of(false, Reason.RouteRefused, refused, List.of())).orElse(RoutingStatus.NONE);
     return new Routes(objects, status, !heldByOthers.isEmpty(), true, false);

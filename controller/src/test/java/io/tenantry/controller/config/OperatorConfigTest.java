@@ -191,6 +191,22 @@ class OperatorConfigTest {
   }
 
   @Test
+  void sparesAreGatedByTheirServicesUnlessTheEdgeAsksTheOperatorWhichNeedsTheGatewayApiAndAnAddress() {
+    assertThat(OperatorConfig.defaults().routing().spareGate().mode()).isEqualTo(OperatorConfig.SpareGateMode.SERVICE);
+    OperatorConfig edge = OperatorConfig.parse(
+        "routing: {mode: gateway, spareGate: {mode: forwardAuth, forwardAuthAddress: 'http://tenantry.tenantry-system.svc:8080'}}");
+    assertThat(edge.routing().spareGate().mode()).isEqualTo(OperatorConfig.SpareGateMode.FORWARD_AUTH);
+    assertThatThrownBy(() -> OperatorConfig.parse("routing: {mode: ingress, spareGate: {mode: forwardAuth, forwardAuthAddress: 'http://op:8080'}}"))
+        .hasMessage("invalid operator configuration: routing.spareGate.mode: forwardAuth needs routing.mode gateway"
+            + " (or auto on a cluster with the Gateway API)");
+    assertThatThrownBy(() -> OperatorConfig.parse("routing: {spareGate: {mode: forwardAuth, forwardAuthAddress: 'op:8080/v1'}}"))
+        .hasMessage("invalid operator configuration: routing.spareGate.forwardAuthAddress: must be http(s)://host:port, where the edge"
+            + " reaches the operator's HTTP listener, not op:8080/v1");
+    assertThatThrownBy(() -> OperatorConfig.parse("routing: {spareGate: {mode: null}}"))
+        .hasMessage("invalid operator configuration: routing.spareGate.mode: must be service or forwardAuth");
+  }
+
+  @Test
   void aConfigurationCannotChangeOnceLoaded() {
     OperatorConfig config = OperatorConfig.defaults();
     OperatorConfig changed = config.with("{workers: 2, leaderElection: {enabled: false}}");

@@ -1,0 +1,63 @@
+package io.tenantry.controller.routing;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRoute;
+import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRouteBuilder;
+import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRouteFilter;
+import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRouteFilterBuilder;
+import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRouteRule;
+import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRouteRuleBuilder;
+import io.tenantry.controller.resources.TenantContext;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Pure: a spare kept from strangers at the edge ({@code routing.spareGate.mode: forwardAuth})
+ * rather than by its Services ({@link SpareGate}). Its Services select its pods from the start, so
+ * the edge holds its endpoints long before a signup; its HTTPRoute sends every request first to
+ * the Traefik Middleware {@link #NAME} in its namespace, a forwardAuth that asks the operator
+ * ({@link #PATH}{@code <tenant>}): 404 while a spare, 200 once bound. Binding thus changes nothing
+ * the edge has to load before the customer's first page. The bound tenant's route is then written
+ * without the filter and the Middleware goes (its sync's desired state no longer has them), so that
+ * its traffic stops asking the operator; the gated route serves meanwhile. No operator answering,
+ * no spare served: Traefik answers a failed forwardAuth with an error, never with the app.
+ */
+public final class EdgeGate {
+
+  /** The Middleware's name in a spare's namespace. */
+  public static final String NAME = "tenantry-gate";
+  /** Where the operator answers the edge: {@code /v1/gate/<tenant>}. */
+  public static final String PATH = "/v1/gate/";
+
+  private static final String TRAEFIK_GROUP = "traefik.io";
+
+  private EdgeGate() {
+  }
+
+  /** {@code route} (a spare's, as {@link RouteModel#active} makes it) behind the gate, and the gate. */
+  public static List<HasMetadata> gated(TenantContext ctx, List<HasMetadata> route) {
+    if (route.isEmpty()) {
+      return route;
+    }
+    List<HasMetadata> objects = new ArrayList<>();
+    route.forEach(o -> objects.add(o instanceof HTTPRoute r ? filtered(r) : o));
+    objects.add(middleware(ctx));
+    return objects;
+  }
+
+  /** The forwardAuth Middleware that asks the operator about this tenant. */
+  static TraefikMiddleware middleware(TenantContext ctx) {
+    TraefikMiddleware middleware = new TraefikMiddleware(new TraefikMiddleware.Spec(new TraefikMiddleware.ForwardAuth(
+        ctx.config().routing().spareGate().forwardAuthAddress() + PATH + ctx.name())));
+    middleware.setMetadata(ctx.meta(NAME));
+    return middleware;
+  }
+
+  private static HTTPRoute filtered(HTTPRoute route) {
+    HTTPRouteFilter gate = new HTTPRouteFilterBuilder().withType("ExtensionRef")
+        .withNewExtensionRef().withGroup(TRAEFIK_GROUP).withKind("Middleware").withName(NAME).endExtensionRef().build();
+    List<HTTPRouteRule> rules = route.getSpec().getRules().stream()
+        .map(rule -> new HTTPRouteRuleBuilder(rule).addToFilters(gate).build()).toList();
+    return new HTTPRouteBuilder(route).editSpec().withRules(rules).endSpec().build();
+  }
+}

@@ -1,0 +1,41 @@
+package io.tenantry.controller.routing;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import io.fabric8.kubernetes.api.model.Namespaced;
+import io.fabric8.kubernetes.client.CustomResource;
+import io.fabric8.kubernetes.model.annotation.Group;
+import io.fabric8.kubernetes.model.annotation.Kind;
+import io.fabric8.kubernetes.model.annotation.Plural;
+import io.fabric8.kubernetes.model.annotation.Version;
+
+/**
+ * Traefik's {@code Middleware} (traefik.io/v1alpha1), as far as the operator writes one: a
+ * forwardAuth that asks the operator whether a spare's route may serve ({@link EdgeGate}). Traefik
+ * owns the kind (its CRDs); fields the operator does not know are left alone.
+ */
+@Group("traefik.io")
+@Version("v1alpha1")
+@Kind("Middleware")
+@Plural("middlewares")
+@JsonIgnoreProperties(ignoreUnknown = true)
+public final class TraefikMiddleware extends CustomResource<TraefikMiddleware.Spec, Void> implements Namespaced {
+
+  /** Only forwardAuth: the one middleware the gate needs. */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record Spec(ForwardAuth forwardAuth) {
+  }
+
+  /** Traefik asks {@code address} before each request; a 2xx lets the request through, any other answer is the client's. */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record ForwardAuth(String address) {
+  }
+
+  public TraefikMiddleware() {
+  }
+
+  public TraefikMiddleware(Spec spec) {
+    setSpec(spec);
+  }
+}
