@@ -9,6 +9,7 @@
 #       (the layout io.fabric8:kube-api-test expects under KUBE_API_TEST_DIR=$TENANTRY_CACHE)
 #   $TENANTRY_CACHE/bin/{kwok,kwokctl,fake-gcs-server,kube-score,promtool,traefik}
 #   $TENANTRY_CACHE/gateway-api/v<version>/*.yaml   the Gateway API's standard CRDs
+#   $TENANTRY_CACHE/traefik-crds/v<version>/traefik-crds.yaml   Traefik's CRDs (its Middleware)
 # and installs two Debian packages by name: PostgreSQL's client tools and PgBouncer.
 set -euo pipefail
 
@@ -144,6 +145,23 @@ gateway_api_crds() {
   printf '%s' "$want" >"$dest/.stamp"
 }
 
+# Traefik's own CRDs (its Middleware: the edge gate in front of spares' routes, routing.spareGate
+# forwardAuth), copied from the pinned Traefik module as its docs publish them.
+traefik_crds() {
+  local v="v$TRAEFIK_VERSION" dest="$cache/traefik-crds/v$TRAEFIK_VERSION"
+  local want="github.com/traefik/traefik/v3@$v kubernetes-crd-definition-v1.yml"
+  if [[ -f "$dest/.stamp" && "$(cat "$dest/.stamp")" == "$want" ]]; then log "traefik CRDs $v: up to date"; return; fi
+  log "traefik CRDs $v: copying from the Go module"
+  local dir file
+  dir="$(cd "$work" && GOWORK=off GOFLAGS=-mod=mod go mod download -json "github.com/traefik/traefik/v3@$v" \
+    | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')"
+  file="$dir/docs/content/reference/dynamic-configuration/kubernetes-crd-definition-v1.yml"
+  [[ -n "$dir" && -f "$file" ]] || { echo "error: github.com/traefik/traefik/v3@$v has no $file" >&2; exit 1; }
+  rm -rf "$dest" && mkdir -p "$dest"
+  install -m 0644 "$file" "$dest/traefik-crds.yaml"
+  printf '%s' "$want" >"$dest/.stamp"
+}
+
 # Traefik, the Gateway API implementation real traffic goes through in the routing tests.
 build_traefik() {
   local want="github.com/traefik/traefik/v3@v$TRAEFIK_VERSION $(sha256sum "$here/build-traefik.sh" | cut -c1-12)"
@@ -204,6 +222,7 @@ go_install helm "helm.sh/helm/v3/cmd/helm@v$HELM_VERSION" -ldflags="-s -w -X hel
 -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=$helm_k8s_minor \
 -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMinor=$helm_k8s_minor"
 gateway_api_crds
+traefik_crds
 build_traefik
 postgresql_client
 pgbouncer_package

@@ -1,5 +1,6 @@
 package io.tenantry.testsupport;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
@@ -38,13 +39,31 @@ public final class Crds {
     }
   }
 
+  /**
+   * Traefik's CRDs (Middleware, IngressRoute, ...), as tools/build-test-binaries.sh copied them from
+   * the pinned Traefik module: what its kubernetesCRD provider watches.
+   */
+  public static void installTraefik(KubernetesClient client) {
+    TestBinaries binaries = TestBinaries.locate();
+    Path yaml = binaries.cacheDir().resolve("traefik-crds").resolve("v" + binaries.version("TRAEFIK_VERSION")).resolve("traefik-crds.yaml");
+    List<HasMetadata> crds;
+    try (InputStream in = Files.newInputStream(yaml)) {
+      crds = client.load(in).items();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read Traefik's CRDs in " + yaml + ": run tools/build-test-binaries.sh first", e);
+    }
+    crds.forEach(crd -> install(client, (CustomResourceDefinition) crd));
+  }
+
   public static CustomResourceDefinition install(KubernetesClient client, URL yaml) {
-    CustomResourceDefinition crd;
     try (InputStream in = yaml.openStream()) {
-      crd = client.apiextensions().v1().customResourceDefinitions().load(in).item();
+      return install(client, client.apiextensions().v1().customResourceDefinitions().load(in).item());
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read CRD " + yaml, e);
     }
+  }
+
+  private static CustomResourceDefinition install(KubernetesClient client, CustomResourceDefinition crd) {
     client.apiextensions().v1().customResourceDefinitions().resource(crd)
         .fieldManager("tenantry-tests").forceConflicts().serverSideApply();
     return client.apiextensions().v1().customResourceDefinitions().withName(crd.getMetadata().getName())

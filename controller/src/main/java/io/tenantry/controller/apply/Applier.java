@@ -6,6 +6,8 @@ import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRoute;
+import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRouteFilter;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.Serialization;
@@ -14,6 +16,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.tenantry.api.WellKnown;
 import io.tenantry.controller.autoscaling.Autoscaling;
 import java.net.HttpURLConnection;
+import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,8 +47,8 @@ public final class Applier implements ObjectWriter {
 
   /**
    * Whether {@code cached} (may be null) already has every field of {@code desired}; a Service's
-   * selector exactly, as a key too many (a spare's gate, {@code routing.SpareGate}) changes which
-   * pods it reaches.
+   * selector and an HTTPRoute's filters exactly, as a key or a filter too many (a spare's gate,
+   * {@code routing.SpareGate} and {@code routing.EdgeGate}) changes what they reach.
    */
   public static boolean upToDate(HasMetadata desired, HasMetadata cached) {
     if (cached == null) {
@@ -54,9 +57,18 @@ public final class Applier implements ObjectWriter {
     if (desired instanceof Service want && cached instanceof Service have && !selector(want).equals(selector(have))) {
       return false;
     }
+    if (desired instanceof HTTPRoute want && cached instanceof HTTPRoute have && !filters(want).equals(filters(have))) {
+      return false;
+    }
     JsonNode want = JSON.valueToTree(desired);
     JsonNode have = JSON.valueToTree(cached);
     return OwnedFields.covered(want, have);
+  }
+
+  /** Each rule's filters, in order (none: empty). */
+  private static List<List<HTTPRouteFilter>> filters(HTTPRoute route) {
+    return route.getSpec() == null || route.getSpec().getRules() == null ? List.of()
+        : route.getSpec().getRules().stream().map(r -> r.getFilters() == null ? List.<HTTPRouteFilter>of() : r.getFilters()).toList();
   }
 
   private static Map<String, String> selector(Service service) {

@@ -37,7 +37,8 @@ public final class EdgeGateEndpoint extends Handler.Abstract {
 
   @Override
   public boolean handle(Request request, Response response, Callback callback) {
-    String path = Request.getPathInContext(request);
+    // The URI's own path: under a path mapping with no context, Request.getPathInContext fails (Jetty 12.1).
+    String path = request.getHttpURI().getCanonicalPath();
     String name = path.startsWith(EdgeGate.PATH) ? path.substring(EdgeGate.PATH.length()) : "";
     if (!name.isEmpty() && !name.contains("/") && open(tenants.apply(name))) {
       response.setStatus(200);

@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRoute;
+import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRouteBuilder;
+import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRouteFilter;
+import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRouteFilterBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -58,5 +62,23 @@ class ApplierTest {
     assertThat(Applier.upToDate(configMap("v1"), cached)).isTrue();
     assertThat(Applier.upToDate(configMap("v2"), cached)).isFalse();
     assertThat(Applier.upToDate(configMap("v1"), null)).isFalse();
+  }
+
+  @Test
+  void aRouteWithAFilterTheDesiredOneLacksIsNotUpToDate() {
+    HTTPRoute gated = route(new HTTPRouteFilterBuilder().withType("ExtensionRef")
+        .withNewExtensionRef().withGroup("traefik.io").withKind("Middleware").withName("tenantry-gate").endExtensionRef().build());
+    HTTPRoute open = route();
+    assertThat(Applier.upToDate(open, gated)).as("the gate still in place").isFalse();
+    assertThat(Applier.upToDate(gated, open)).isFalse();
+    assertThat(Applier.upToDate(gated, route(gated.getSpec().getRules().get(0).getFilters().get(0)))).isTrue();
+    assertThat(Applier.upToDate(open, route())).isTrue();
+  }
+
+  private static HTTPRoute route(HTTPRouteFilter... filters) {
+    return new HTTPRouteBuilder().withNewMetadata().withName("tenant").withNamespace("t").endMetadata()
+        .withNewSpec().withHostnames("acme.example.com")
+        .addNewRule().withFilters(filters).addNewBackendRef().withName("app-web").withPort(8080).endBackendRef().endRule()
+        .endSpec().build();
   }
 }

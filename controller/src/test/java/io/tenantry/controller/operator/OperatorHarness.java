@@ -144,7 +144,9 @@ public final class OperatorHarness implements AutoCloseable {
     operatorClient = new KubernetesClientBuilder().withConfig(InformerRetries.clientConfig(identity))
         .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("count", requests))
         .build();
-    config = config.with("{httpPort: 0, probePort: 0, leaderElection: {enabled: false}}");
+    // Any free ports, unless the test named the API port (another process must reach it, as the edge's gate does).
+    config = config.with(config.httpPort() != OperatorConfig.defaults().httpPort()
+        ? "{probePort: 0, leaderElection: {enabled: false}}" : "{httpPort: 0, probePort: 0, leaderElection: {enabled: false}}");
     storeDirectory = Files.createTempDirectory("tenantry-store-");
     this.store = store != null ? store : LocalSecretStore.init(storeDirectory, storeDirectory.resolve("keyset.json"));
     this.config = config;
