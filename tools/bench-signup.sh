@@ -5,6 +5,7 @@
 # Usage: tools/bench-signup.sh [rates/s, 2,5,10] [seconds per rate, 120] [pool buffer, 400]
 #        [burst clients, 32] [Traefik providersThrottleDuration, 100ms]
 #        [Traefik providers.kubernetesGateway.throttleDuration, 100ms] [rounds of signups at once per side, 3]
+#        [routing.spareGate.mode: service (spares' Services closed until bound) or forwardAuth (gated at the edge), service]
 # BENCH_RECORD=1 writes the figures into docs/benchmarks.md (tools/run-benchmark.sh).
 # Needs root: the kwok pods' addresses (10.244.0.0/16) are made local to this machine for the run
 # (`ip route add local ... dev lo`), so that Traefik reaches each pod at its own address.

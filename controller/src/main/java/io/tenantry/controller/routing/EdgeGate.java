@@ -30,6 +30,8 @@ public final class EdgeGate {
   public static final String PATH = "/v1/gate/";
 
   private static final String TRAEFIK_GROUP = "traefik.io";
+  /** The gate's answers are a few bytes; Traefik reads no more of one than this. */
+  private static final long MAX_ANSWER_BYTES = 1024;
 
   private EdgeGate() {
   }
@@ -48,7 +50,7 @@ public final class EdgeGate {
   /** The forwardAuth Middleware that asks the operator about this tenant. */
   static TraefikMiddleware middleware(TenantContext ctx) {
     TraefikMiddleware middleware = new TraefikMiddleware(new TraefikMiddleware.Spec(new TraefikMiddleware.ForwardAuth(
-        ctx.config().routing().spareGate().forwardAuthAddress() + PATH + ctx.name())));
+        ctx.config().routing().spareGate().forwardAuthAddress() + PATH + ctx.name(), MAX_ANSWER_BYTES, false)));
     middleware.setMetadata(ctx.meta(NAME));
     return middleware;
   }

@@ -27,9 +27,14 @@ public final class TraefikMiddleware extends CustomResource<TraefikMiddleware.Sp
   public record Spec(ForwardAuth forwardAuth) {
   }
 
-  /** Traefik asks {@code address} before each request; a 2xx lets the request through, any other answer is the client's. */
+  /**
+   * Traefik asks {@code address} before each request; a 2xx lets the request through, any other
+   * answer is the client's. {@code maxResponseBodySize}: the most of an answer Traefik reads (unset,
+   * no limit); {@code trustForwardHeader}: whether the client's X-Forwarded-* headers are passed on
+   * (false: none are, the gate needs none).
+   */
   @JsonIgnoreProperties(ignoreUnknown = true)
-  public record ForwardAuth(String address) {
+  public record ForwardAuth(String address, Long maxResponseBodySize, Boolean trustForwardHeader) {
   }
 
   public TraefikMiddleware() {

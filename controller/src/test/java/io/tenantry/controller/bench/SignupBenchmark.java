@@ -102,7 +102,9 @@ import java.util.stream.Collectors;
  * (0s, Traefik's default: the provider builds its configuration again as soon as anything it watches
  * changes), rounds of signups at once per side (3: summed up by the median of their p50s, since one
  * round's p50 and its peer's moved by up to 2× between runs of the same code on this machine; the
- * counts are guarded in every round). Run with tools/bench-signup.sh, which
+ * counts are guarded in every round), and routing.spareGate.mode (service, the default: a spare's
+ * Services select no pod until bound; forwardAuth: its Services are open and Traefik, with its
+ * kubernetesCRD provider on, asks the operator before each request to a spare's route). Run with tools/bench-signup.sh, which
  * makes the pods' addresses local to this machine; CI runs {@code 2 10 20 8 100ms 100ms 1}.
  */
 public final class SignupBenchmark {
@@ -130,7 +132,16 @@ public final class SignupBenchmark {
   private static final java.util.regex.Pattern BACKGROUND = java.util.regex.Pattern.compile(" (leases|nodes)(/|$)");
 
   private record Settings(List<Double> rates, int seconds, int pool, int burstClients, String throttle, String watchThrottle,
-      int atOnceRounds) {
+      int atOnceRounds, boolean edgeGate) {
+  }
+
+  /** The 8th argument, routing.spareGate.mode: whether spares are gated at the edge (forwardAuth) or by their Services. */
+  private static boolean spareGate(String mode) {
+    return switch (mode) {
+      case "service" -> false;
+      case "forwardAuth" -> true;
+      default -> throw new IllegalArgumentException("spare gate (8th argument): service or forwardAuth, not " + mode);
+    };
   }
 
   public static void main(String[] args) {
@@ -141,7 +152,8 @@ public final class SignupBenchmark {
         args.length > 3 ? Integer.parseInt(args[3]) : 32,
         args.length > 4 ? args[4] : "100ms",
         args.length > 5 ? args[5] : "100ms",
-        args.length > 6 ? Integer.parseInt(args[6]) : 3);
+        args.length > 6 ? Integer.parseInt(args[6]) : 3,
+        spareGate(args.length > 7 ? args[7] : "service"));
     ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME))
         .setLevel(ch.qos.logback.classic.Level.WARN);
     System.setProperty("http.maxConnections", "64");
@@ -156,9 +168,12 @@ public final class SignupBenchmark {
       Crds.install(admin, Tenant.class.getResource("/META-INF/fabric8/tenants.tenantry.io-v1.yml"));
       Crds.install(admin, SparePool.class.getResource("/META-INF/fabric8/sparepools.tenantry.io-v1.yml"));
       Crds.installGatewayApi(admin);
+      if (settings.edgeGate()) {
+        Crds.installTraefik(admin);
+      }
       SignupTracker tracker = new SignupTracker(admin, POOL);
       try (TrafficEdge edge = new TrafficEdge(cluster, admin, TrafficEdge.nodesFor(tenants), settings.throttle(), settings.watchThrottle(),
-          tracker::identitySeen)) {
+          settings.edgeGate(), tracker::identitySeen)) {
         new SignupBenchmark(cluster, admin, edge, tracker, emulator, settings, guards).run();
         exit = 0;
       } finally {
@@ -183,6 +198,8 @@ public final class SignupBenchmark {
   private final FleetRecords records;
   private final AtomicLong datastoreCalls = new AtomicLong();
   private final Path work;
+  /** The operators' API port, the same for each: the spares' gates at the edge name it. */
+  private final int httpPort;
   private final ScheduledExecutorService probes = Executors.newScheduledThreadPool(4);
   private final ExecutorService callers = Executors.newCachedThreadPool();
   private final List<String> summary = new ArrayList<>();
@@ -205,6 +222,9 @@ public final class SignupBenchmark {
     this.work = Files.createTempDirectory("tenantry-bench-signup-");
     Files.writeString(work.resolve("token"), "bench-token");
     LocalSecretStore.init(work.resolve("store"), work.resolve("keyset.json"));
+    try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+      this.httpPort = socket.getLocalPort();
+    }
   }
 
   private void run() throws Exception {
@@ -229,6 +249,9 @@ public final class SignupBenchmark {
       removePeers(peers);
       awaitQuiet(operator, List.of());
     }
+    System.out.printf("%nSpares gated %s.%n", settings.edgeGate()
+        ? "at the edge (routing.spareGate.mode forwardAuth: Traefik asks the operator; Services open)"
+        : "by their Services (routing.spareGate.mode service: no pod selected until bound)");
     System.out.printf("%nSignups, open loop, %d s per rate, pool buffer %d (maxProvisioning %d); milestones p50 / p99 in ms from"
         + " the signup's planned send time; route written and accepted are 0 for a spare's route in place before the signup;"
         + " peer: an HTTPRoute the benchmark writes for a Service it made ahead for a Ready spare's pod%n%n",
@@ -730,11 +753,13 @@ public final class SignupBenchmark {
 
     RunningOperator(boolean hold) throws Exception {
       OperatorConfig config = OperatorConfig.defaults().with("""
-          {httpPort: 0, probePort: 0, leaderElection: {enabled: false}, rateLimits: {qps: 1000, burst: 1000},
-           maxConcurrentRollouts: 200, routing: {mode: gateway, baseDomain: %s, scheme: http},
+          {httpPort: %d, probePort: 0, leaderElection: {enabled: false}, rateLimits: {qps: 1000, burst: 1000},
+           maxConcurrentRollouts: 200, routing: {mode: gateway, baseDomain: %s, scheme: http,
+             spareGate: {mode: %s, forwardAuthAddress: 'http://127.0.0.1:%d'}},
            fleet: {datastoreProjectId: %s},
            allocation: {enabled: true, tokenFile: '%s', holdDuringSignupBursts: %s, servingProbeAddress: '%s'}}"""
-          .formatted(BASE_DOMAIN, DatastoreEmulator.PROJECT_ID, work.resolve("token"), hold, edge.gatewayAddress()));
+          .formatted(httpPort, BASE_DOMAIN, settings.edgeGate() ? "forwardAuth" : "service", httpPort, DatastoreEmulator.PROJECT_ID,
+              work.resolve("token"), hold, edge.gatewayAddress()));
       client = cluster.newClient();
       parts = Operator.wire(client, config, "bench", LocalSecretStore.open(work.resolve("store"), work.resolve("keyset.json")),
           TenantCleanup.fleet(records, config.fleet().clusterName()), records, null);

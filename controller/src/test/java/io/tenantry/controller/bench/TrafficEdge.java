@@ -63,9 +63,11 @@ final class TrafficEdge implements AutoCloseable {
    *
    * The cluster must serve the Gateway API already ({@code Crds.installGatewayApi}).
    *
+   * @param crdProvider Traefik's kubernetesCRD provider on too (its Middlewares: spares gated at the
+   *     edge), with {@code watchThrottle}; its CRDs must be installed ({@code Crds.installTraefik})
    * @param identitySeen called with (namespace, organization) whenever an identity ConfigMap is seen
    */
-  TrafficEdge(TestCluster cluster, KubernetesClient admin, int nodes, String throttle, String watchThrottle,
+  TrafficEdge(TestCluster cluster, KubernetesClient admin, int nodes, String throttle, String watchThrottle, boolean crdProvider,
       BiConsumer<String, String> identitySeen)
       throws IOException {
     this.admin = admin;
@@ -92,7 +94,7 @@ final class TrafficEdge implements AutoCloseable {
       organizationByNamespace.put(cm.getMetadata().getNamespace(), organization);
       identitySeen.accept(cm.getMetadata().getNamespace(), organization);
     }), 0);
-    traefik = startTraefik(cluster, throttle, watchThrottle);
+    traefik = startTraefik(cluster, throttle, watchThrottle, crdProvider);
   }
 
   /** The Gateway's listener, host:port: where the operator's serving probe asks. */
@@ -191,7 +193,7 @@ final class TrafficEdge implements AutoCloseable {
         """.formatted(EDGE_NAMESPACE, gatewayPort);
   }
 
-  private Process startTraefik(TestCluster cluster, String throttle, String watchThrottle) throws IOException {
+  private Process startTraefik(TestCluster cluster, String throttle, String watchThrottle, boolean crdProvider) throws IOException {
     Path binary = TestBinaries.locate().cacheDir().resolve("bin").resolve("traefik");
     if (!Files.isExecutable(binary)) {
       throw new IllegalStateException(binary + " is missing: run tools/build-test-binaries.sh");
@@ -199,17 +201,21 @@ final class TrafficEdge implements AutoCloseable {
     Path kubeconfig = Files.createTempFile("edge-kubeconfig-", ".yaml");
     Files.writeString(kubeconfig, cluster.kubeconfigYaml());
     Path log = Files.createTempFile("traefik-", ".log");
-    ProcessBuilder builder = new ProcessBuilder(binary.toString(),
+    List<String> command = new java.util.ArrayList<>(List.of(binary.toString(),
         "--entryPoints.web.address=127.0.0.1:" + gatewayPort,
         "--providers.kubernetesGateway=true",
         "--providers.providersThrottleDuration=" + throttle,
         "--providers.kubernetesGateway.throttleDuration=" + watchThrottle,
         "--global.checkNewVersion=false", "--global.sendAnonymousUsage=false",
-        "--log.level=WARN")
-        .redirectErrorStream(true).redirectOutput(log.toFile());
+        "--log.level=WARN"));
+    if (crdProvider) {
+      command.addAll(List.of("--providers.kubernetesCRD=true", "--providers.kubernetesCRD.throttleDuration=" + watchThrottle));
+    }
+    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
     builder.environment().put("KUBECONFIG", kubeconfig.toString());
     System.out.println("Traefik on 127.0.0.1:" + gatewayPort + " (providersThrottleDuration " + throttle
-        + ", kubernetesGateway.throttleDuration " + watchThrottle + "), log " + log);
+        + ", kubernetesGateway.throttleDuration " + watchThrottle
+        + (crdProvider ? ", kubernetesCRD provider on, its throttleDuration " + watchThrottle : "") + "), log " + log);
     return builder.start();
   }
 

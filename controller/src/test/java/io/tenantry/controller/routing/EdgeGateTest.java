@@ -55,6 +55,8 @@ class EdgeGateTest {
         .isEqualTo(route.getMetadata().getNamespace());
     assertThat(gate.getMetadata().getLabels()).containsEntry(Labels.TENANT, "pool-x7k2q");
     assertThat(gate.getSpec().forwardAuth().address()).isEqualTo("http://tenantry.tenantry-system.svc:8080/v1/gate/pool-x7k2q");
+    assertThat(gate.getSpec().forwardAuth().maxResponseBodySize()).as("the edge reads a few bytes of an answer at most").isEqualTo(1024);
+    assertThat(gate.getSpec().forwardAuth().trustForwardHeader()).as("no client's X-Forwarded-* reaches the gate").isFalse();
 
     List<HasMetadata> services = AppModel.exposed(ctx).stream().<HasMetadata>map(app -> AppModel.service(ctx, app)).toList();
     assertThat(waiting.gate(ctx, services)).as("open: the edge holds their endpoints before the signup").isEqualTo(services);
