@@ -41,6 +41,7 @@ import io.tenantry.controller.rollout.RolloutDecision.Proceed;
 import io.tenantry.controller.rollout.RolloutDecision.Settled;
 import io.tenantry.controller.rollout.RolloutDecision.StillDegraded;
 import io.tenantry.controller.rollout.RolloutGate;
+import io.tenantry.controller.routing.EdgeGate;
 import io.tenantry.controller.routing.RouteModel;
 import io.tenantry.controller.routing.RoutesInFlight;
 import io.tenantry.controller.routing.SpareGate;
@@ -199,7 +200,7 @@ public final class Provisioning {
     // Backup Jobs and their Secrets come and go with their backups (TenantBackups), not with the spec.
     owned.stream().filter(TenantBackups::isBackupObject).map(ObjectKey::of).forEach(kept::add);
     if (routes.keep()) {
-      owned.stream().filter(RouteModel::isRoute).map(ObjectKey::of).forEach(kept::add);
+      owned.stream().filter(o -> RouteModel.isRoute(o) || EdgeGate.isGate(o)).map(ObjectKey::of).forEach(kept::add);
     }
     ChangePlan plan = Converger.plan(desired, owned, kept);
     SecretsStatus secretsStatus = secretsStatus(resolved, apps);

@@ -7,6 +7,8 @@ import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRouteFilter;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRouteFilterBuilder;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRouteRule;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRouteRuleBuilder;
+import io.tenantry.controller.cache.ClusterView;
+import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.controller.resources.TenantContext;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,8 +20,8 @@ import java.util.List;
  * the Traefik Middleware {@link #NAME} in its namespace, a forwardAuth that asks the operator
  * ({@link #PATH}{@code <tenant>}): 404 while a spare, 200 once bound. Binding thus changes nothing
  * the edge has to load before the customer's first page. The bound tenant's route is then written
- * without the filter and the Middleware goes (its sync's desired state no longer has them), so that
- * its traffic stops asking the operator; the gated route serves meanwhile. No operator answering,
+ * without the filter, so that its traffic stops asking the operator (the gated route serves
+ * meanwhile), and the Middleware goes once the edge has taken that route ({@link #keptWhileInUse}). No operator answering,
  * no spare served: Traefik answers a failed forwardAuth with an error, never with the app.
  */
 public final class EdgeGate {
@@ -47,12 +49,42 @@ public final class EdgeGate {
     return objects;
   }
 
+  /**
+   * A bound tenant's {@code objects} with its gate kept while the edge may still use it: while its
+   * route as the cache has it still names the gate, or the Gateway has not accepted it as it is now.
+   * Deleted sooner, the gate would leave the edge a route naming a Middleware it no longer has,
+   * which Traefik does not serve: the customer would lose the page the gate let through.
+   */
+  public static List<HasMetadata> keptWhileInUse(TenantContext ctx, ClusterView view, List<HasMetadata> objects) {
+    HTTPRoute route = view.get(HTTPRoute.class, ctx.namespace(), RouteModel.NAME);
+    OperatorConfig config = ctx.config();
+    if (route == null || !names(route) && GatewayVerdict.acceptedAsIs(route, config.edgeNamespace(), config.routing().gateway().name())) {
+      return objects;
+    }
+    List<HasMetadata> kept = new ArrayList<>(objects);
+    kept.add(middleware(ctx));
+    return kept;
+  }
+
+  /** Whether {@code object} is a tenant's gate. */
+  public static boolean isGate(HasMetadata object) {
+    return object instanceof TraefikMiddleware && NAME.equals(object.getMetadata().getName());
+  }
+
   /** The forwardAuth Middleware that asks the operator about this tenant. */
   static TraefikMiddleware middleware(TenantContext ctx) {
     TraefikMiddleware middleware = new TraefikMiddleware(new TraefikMiddleware.Spec(new TraefikMiddleware.ForwardAuth(
         ctx.config().routing().spareGate().forwardAuthAddress() + PATH + ctx.name(), MAX_ANSWER_BYTES, false)));
     middleware.setMetadata(ctx.meta(NAME));
     return middleware;
+  }
+
+  /** Whether {@code route} sends its requests through the gate. */
+  private static boolean names(HTTPRoute route) {
+    return route.getSpec() != null && route.getSpec().getRules() != null && route.getSpec().getRules().stream()
+        .filter(rule -> rule.getFilters() != null).flatMap(rule -> rule.getFilters().stream())
+        .anyMatch(f -> f.getExtensionRef() != null && TRAEFIK_GROUP.equals(f.getExtensionRef().getGroup())
+            && NAME.equals(f.getExtensionRef().getName()));
   }
 
   private static HTTPRoute filtered(HTTPRoute route) {

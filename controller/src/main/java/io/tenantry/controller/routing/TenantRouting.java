@@ -78,6 +78,9 @@ public final class TenantRouting {
     List<String> urls = Hostnames.urls(held, routing);
     List<AppSpec> exposed = AppModel.exposed(ctx);
     List<HasMetadata> objects = state == TenantState.Frozen ? RouteModel.paused(ctx, mode, held) : RouteModel.active(ctx, mode, held);
+    if (routing.spareGate().mode() == OperatorConfig.SpareGateMode.FORWARD_AUTH) {
+      objects = EdgeGate.keptWhileInUse(ctx, view, objects); // A bound spare's gate, until the edge is done with it.
+    }
     RoutingStatus status;
     if (!heldByOthers.isEmpty()) {
       status = RoutingStatus.of(false, Reason.HostnameConflict, heldByOthers.entrySet().stream()
