@@ -16,9 +16,6 @@ import io.tenantry.testsupport.ClusterKind;
 import io.tenantry.testsupport.Crds;
 import io.tenantry.testsupport.TestCluster;
 import io.tenantry.testsupport.TestClusters;
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -50,7 +47,7 @@ class EdgeGateTrafficIT {
     Crds.installGatewayApi(client);
     Crds.installTraefik(client);
     edge = new TraefikEdge(cluster, client, List.of("spare"));
-    int operatorPort = freePort();
+    int operatorPort = TraefikEdge.freePort();
     harness = new OperatorHarness(cluster, OperatorConfig.defaults().with(
         "{httpPort: " + operatorPort + ", routing: {mode: gateway, baseDomain: " + BASE_DOMAIN + ", scheme: http,"
             + " spareGate: {mode: forwardAuth, forwardAuthAddress: 'http://127.0.0.1:" + operatorPort + "'}},"
@@ -125,11 +122,5 @@ class EdgeGateTrafficIT {
 
   private static TraefikMiddleware gate(String tenant) {
     return client.resources(TraefikMiddleware.class).inNamespace("tenant-" + tenant).withName(EdgeGate.NAME).get();
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
-    }
   }
 }

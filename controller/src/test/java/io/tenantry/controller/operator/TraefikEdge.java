@@ -151,7 +151,8 @@ final class TraefikEdge implements AutoCloseable {
     return server;
   }
 
-  private static int freePort() throws IOException {
+  /** A port free on the loopback address just now. */
+  static int freePort() throws IOException {
     try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       return socket.getLocalPort();
     }
