@@ -21,8 +21,9 @@ import java.util.List;
  * ({@link #PATH}{@code <tenant>}): 404 while a spare, 200 once bound. Binding thus changes nothing
  * the edge has to load before the customer's first page. The bound tenant's route is then written
  * without the filter, so that its traffic stops asking the operator (the gated route serves
- * meanwhile), and the Middleware goes once the edge has taken that route ({@link #keptWhileInUse}). No operator answering,
- * no spare served: Traefik answers a failed forwardAuth with an error, never with the app.
+ * meanwhile), and the Middleware goes once the edge has taken that route ({@link #keptWhileInUse}).
+ * No operator answering, no spare served: Traefik answers a failed forwardAuth with an error,
+ * never with the app.
  */
 public final class EdgeGate {
 
