@@ -71,19 +71,51 @@ public final class Spares {
     return ahead < count;
   }
 
+  /** How a bound tenant's URL comes to serve, as the operator routes it. */
+  public enum Exposure {
+    /** Routing off: no URL, the tenant serves once Ready. */
+    NOT_ROUTED,
+    /** Its route written and accepted (condition Routed), and its exposed Services opened. */
+    ROUTED,
+    /**
+     * Its spare's route in place at the edge from the start, behind a gate that opens with the bind
+     * ({@code routing.spareGate.mode: forwardAuth}): whether the edge serves is the edge's to tell.
+     */
+    EDGE_GATED
+  }
+
   /**
    * Whether a bound tenant's URL serves, as far as its status tells: its observed state is the one
-   * asked for, it is Ready at its current generation, and, when {@code routed}, its route is written
-   * and not refused by the Gateway (condition Routed True). The Gateway's own reload after that is
-   * not seen here.
+   * asked for, it is Ready at its current generation, and, when {@link Exposure#ROUTED}, its route
+   * is written and not refused by the Gateway (condition Routed True). With
+   * {@link Exposure#EDGE_GATED} the spare's Ready stands for the just-bound tenant too (its pods
+   * served as the spare's, and the edge had its route): its first sync is not waited for, and the
+   * edge tells the rest. The Gateway's own reload is not seen here.
    */
-  public static boolean serving(Tenant tenant, boolean routed) {
+  public static boolean serving(Tenant tenant, Exposure exposure) {
     TenantStatus status = tenant.getStatus();
-    if (status == null || tenant.getSpec() == null || status.getObservedState() != tenant.getSpec().getState()
-        || status.getPhase() != TenantPhase.Ready || !tenant.getMetadata().getGeneration().equals(status.getObservedGeneration())) {
+    if (status == null || tenant.getSpec() == null || status.getPhase() != TenantPhase.Ready) {
       return false;
     }
-    return !routed || status.getConditions().stream().anyMatch(c -> "Routed".equals(c.getType()) && "True".equals(c.getStatus()));
+    if (exposure == Exposure.EDGE_GATED && justBound(tenant)) {
+      return tenant.getSpec().getState() == TenantState.Active;
+    }
+    if (status.getObservedState() != tenant.getSpec().getState()
+        || !tenant.getMetadata().getGeneration().equals(status.getObservedGeneration())) {
+      return false;
+    }
+    return exposure != Exposure.ROUTED
+        || status.getConditions().stream().anyMatch(c -> "Routed".equals(c.getType()) && "True".equals(c.getStatus()));
+  }
+
+  /**
+   * Bound by the allocation API, and its allocation not yet marked as written to the fleet records:
+   * that waits for signups to pause ({@link SignupPause}).
+   */
+  public static boolean unrecorded(Tenant tenant) {
+    Map<String, String> annotations = tenant.getMetadata().getAnnotations();
+    return annotations != null && annotations.containsKey(WellKnown.ALLOCATION_REQUEST)
+        && !annotations.containsKey(WellKnown.ALLOCATION_RECORDED);
   }
 
   /**

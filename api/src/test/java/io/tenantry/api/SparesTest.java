@@ -41,22 +41,60 @@ class SparesTest {
     tenant.getStatus().setObservedState(TenantState.New);
     tenant.getStatus().setPhase(TenantPhase.Ready);
     tenant.getStatus().setObservedGeneration(2L);
-    assertThat(Spares.serving(tenant, false)).as("still the spare's Ready").isFalse();
+    assertThat(Spares.serving(tenant, Spares.Exposure.NOT_ROUTED)).as("still the spare's Ready").isFalse();
 
     tenant.getStatus().setObservedState(TenantState.Active);
-    assertThat(Spares.serving(tenant, false)).as("Ready of an older generation").isFalse();
+    assertThat(Spares.serving(tenant, Spares.Exposure.NOT_ROUTED)).as("Ready of an older generation").isFalse();
 
     tenant.getStatus().setObservedGeneration(3L);
-    assertThat(Spares.serving(tenant, false)).isTrue();
-    assertThat(Spares.serving(tenant, true)).as("no Routed condition yet").isFalse();
+    assertThat(Spares.serving(tenant, Spares.Exposure.NOT_ROUTED)).isTrue();
+    assertThat(Spares.serving(tenant, Spares.Exposure.ROUTED)).as("no Routed condition yet").isFalse();
 
     tenant.getStatus().getConditions().add(new ConditionBuilder().withType("Routed").withStatus("False").build());
-    assertThat(Spares.serving(tenant, true)).isFalse();
+    assertThat(Spares.serving(tenant, Spares.Exposure.ROUTED)).isFalse();
     tenant.getStatus().getConditions().get(0).setStatus("True");
-    assertThat(Spares.serving(tenant, true)).isTrue();
+    assertThat(Spares.serving(tenant, Spares.Exposure.ROUTED)).isTrue();
 
     tenant.getStatus().setPhase(TenantPhase.Progressing);
-    assertThat(Spares.serving(tenant, true)).isFalse();
+    assertThat(Spares.serving(tenant, Spares.Exposure.ROUTED)).isFalse();
+  }
+
+  @Test
+  void gatedAtTheEdgeAJustBoundTenantServesOnItsSparesReadyAndTheEdgeTellsTheRest() {
+    Tenant tenant = new Tenant();
+    tenant.getMetadata().setGeneration(3L);
+    tenant.getMetadata().setAnnotations(new HashMap<>(Map.of(WellKnown.ALLOCATION_REQUEST, "signup-1")));
+    tenant.setSpec(new TenantSpec());
+    tenant.getSpec().setState(TenantState.Active);
+    tenant.setStatus(new TenantStatus());
+    tenant.getStatus().setObservedState(TenantState.New);
+    tenant.getStatus().setPhase(TenantPhase.Ready);
+    tenant.getStatus().setObservedGeneration(2L);
+    assertThat(Spares.serving(tenant, Spares.Exposure.EDGE_GATED)).as("the spare's Ready, its route in place").isTrue();
+    assertThat(Spares.serving(tenant, Spares.Exposure.ROUTED)).as("its Services not known opened yet").isFalse();
+
+    tenant.getStatus().setPhase(TenantPhase.Progressing);
+    assertThat(Spares.serving(tenant, Spares.Exposure.EDGE_GATED)).as("its spare was not Ready").isFalse();
+
+    tenant.getStatus().setPhase(TenantPhase.Ready);
+    tenant.getStatus().setObservedState(TenantState.Active);
+    assertThat(Spares.serving(tenant, Spares.Exposure.EDGE_GATED)).as("reported, at an older generation").isFalse();
+    tenant.getStatus().setObservedGeneration(3L);
+    assertThat(Spares.serving(tenant, Spares.Exposure.EDGE_GATED)).as("no Routed condition needed: the edge tells").isTrue();
+
+    tenant.getSpec().setState(TenantState.Frozen);
+    tenant.getMetadata().setGeneration(4L);
+    assertThat(Spares.serving(tenant, Spares.Exposure.EDGE_GATED)).isFalse();
+  }
+
+  @Test
+  void onlyAnAllocationNotYetMarkedRecordedIsUnrecorded() {
+    Tenant tenant = new Tenant();
+    assertThat(Spares.unrecorded(tenant)).as("not allocated").isFalse();
+    tenant.getMetadata().setAnnotations(new HashMap<>(Map.of(WellKnown.ALLOCATION_REQUEST, "signup-1")));
+    assertThat(Spares.unrecorded(tenant)).isTrue();
+    tenant.getMetadata().getAnnotations().put(WellKnown.ALLOCATION_RECORDED, "true");
+    assertThat(Spares.unrecorded(tenant)).isFalse();
   }
 
   @Test

@@ -109,7 +109,7 @@ public final class AllocationService implements AutoCloseable {
   /** Where allocated tenants are reached, as the operator routes them (nowhere while routing is off), and what no signup may take. */
   static TenantUrls urls(OperatorConfig.Routing routing) {
     return new TenantUrls(routing.scheme(), routing.enabled() ? routing.baseDomain() : "",
-        Set.copyOf(routing.reservedSubdomains()));
+        Set.copyOf(routing.reservedSubdomains()), routing.spareGate().mode() == OperatorConfig.SpareGateMode.FORWARD_AUTH);
   }
 
   private void refresh() {

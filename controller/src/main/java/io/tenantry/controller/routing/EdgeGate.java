@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRouteFilter;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRouteFilterBuilder;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRouteRule;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRouteRuleBuilder;
+import io.tenantry.api.Spares;
 import io.tenantry.controller.cache.ClusterView;
 import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.controller.resources.TenantContext;
@@ -19,9 +20,10 @@ import java.util.List;
  * the edge holds its endpoints long before a signup; its HTTPRoute sends every request first to
  * the Traefik Middleware {@link #NAME} in its namespace, a forwardAuth that asks the operator
  * ({@link #PATH}{@code <tenant>}): 404 while a spare, 200 once bound. Binding thus changes nothing
- * the edge has to load before the customer's first page. The bound tenant's route is then written
- * without the filter, so that its traffic stops asking the operator (the gated route serves
- * meanwhile), and the Middleware goes once the edge has taken that route ({@link #keptWhileInUse}).
+ * the edge has to load before the customer's first page ({@link #keptOnBind}). After the signups'
+ * burst the tenant's route is written without the filter, so that its traffic stops asking the operator (the
+ * gated route serves meanwhile), and the Middleware goes once the edge has taken that route
+ * ({@link #keptWhileInUse}).
  * No operator answering, no spare served: Traefik answers a failed forwardAuth with an error,
  * never with the app.
  */
@@ -65,6 +67,19 @@ public final class EdgeGate {
     List<HasMetadata> kept = new ArrayList<>(objects);
     kept.add(middleware(ctx));
     return kept;
+  }
+
+  /**
+   * The just-bound tenant's {@code objects} while its spare's route is gated: still through the
+   * gate, which opened with the bind. Bound without a subdomain, the route stays as the edge has it;
+   * with one, only its hostnames change. The edge, busy with a burst of signups, thus loads no route
+   * but those of new hostnames; the gate comes off once the burst is over (with the work it held,
+   * the allocation's fleet record: {@link Spares#unrecorded}), or at once with
+   * {@code allocation.holdDuringSignupBursts} off.
+   */
+  public static List<HasMetadata> keptOnBind(TenantContext ctx, ClusterView view, List<HasMetadata> objects) {
+    HTTPRoute route = view.get(HTTPRoute.class, ctx.namespace(), RouteModel.NAME);
+    return route == null || !names(route) ? keptWhileInUse(ctx, view, objects) : gated(ctx, objects.stream().filter(o -> !isGate(o)).toList());
   }
 
   /** Whether {@code object} is a tenant's gate. */

@@ -79,7 +79,9 @@ public final class TenantRouting {
     List<AppSpec> exposed = AppModel.exposed(ctx);
     List<HasMetadata> objects = state == TenantState.Frozen ? RouteModel.paused(ctx, mode, held) : RouteModel.active(ctx, mode, held);
     if (routing.spareGate().mode() == OperatorConfig.SpareGateMode.FORWARD_AUTH) {
-      objects = EdgeGate.keptWhileInUse(ctx, view, objects); // A bound spare's gate, until the edge is done with it.
+      // A bound spare's gate: open, kept through the signups' burst, then until the edge is done with it.
+      objects = state == TenantState.Active && Spares.unrecorded(ctx.tenant())
+          ? EdgeGate.keptOnBind(ctx, view, objects) : EdgeGate.keptWhileInUse(ctx, view, objects);
     }
     RoutingStatus status;
     if (!heldByOthers.isEmpty()) {

@@ -16,6 +16,8 @@ import io.tenantry.testsupport.ClusterKind;
 import io.tenantry.testsupport.Crds;
 import io.tenantry.testsupport.TestCluster;
 import io.tenantry.testsupport.TestClusters;
+import java.net.URI;
+import java.net.http.HttpRequest;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -73,7 +75,7 @@ class EdgeGateTrafficIT {
   }
 
   @Test
-  void aSparesHostIsRefusedAtTheEdgeUntilBoundThenServedAtOnceAndTheGateLeavesItsRoute() throws Exception {
+  void aSparesHostIsRefusedAtTheEdgeUntilBoundThenServedAsToldAndTheGateLeavesItsRouteWithOrWithoutASubdomain() throws Exception {
     SparePool pool = OperatorHarness.sparePool("gated", 2, 2);
     AppSpec web = pool.getSpec().getTemplate().getApps().get(0);
     web.setPort(edge.appPort("spare"));
@@ -98,8 +100,23 @@ class EdgeGateTrafficIT {
     assertThat(bound.status()).as(bound.body().toString()).isEqualTo(200);
     String tenant = bound.tenant();
     String other = spares.stream().filter(s -> !s.equals(tenant)).findFirst().orElseThrow();
-    await().atMost(CONVERGE).ignoreExceptions().until(() -> edge.get(host(tenant)).equals(new TraefikEdge.Answer(200, "spare")));
+    assertThat(serving("gate-1")).as("the allocation's answer, waited for").isTrue();
+    assertThat(edge.get(host(tenant))).as("told serving: its URL serves").isEqualTo(new TraefikEdge.Answer(200, "spare"));
+    assertGateLeaves(tenant, host(tenant));
+    assertThat(edge.get(host(other))).as("the spare still waiting").isEqualTo(new TraefikEdge.Answer(404, "not found"));
+
+    // Bound with a subdomain: the route keeps its open gate and gains the customer's hostname.
+    AllocationCalls.Answer named = allocations.allocate("gate-2", "Named Customer", "ops@named.example", "gated", "welcome");
+    assertThat(named.status()).as(named.body().toString()).isEqualTo(200);
+    assertThat(serving("gate-2")).as("the allocation's answer, waited for").isTrue();
+    assertThat(edge.get(host("welcome"))).as("told serving: its URL serves").isEqualTo(new TraefikEdge.Answer(200, "spare"));
+    assertGateLeaves(named.tenant(), host("welcome"));
+  }
+
+  /** The bound tenant's route loses its gate, the gate goes, and {@code host} serves on through it all. */
+  private static void assertGateLeaves(String tenant, String host) throws Exception {
     await().atMost(CONVERGE).untilAsserted(() -> {
+      assertThat(edge.get(host)).as("served while its gate leaves").isEqualTo(new TraefikEdge.Answer(200, "spare"));
       assertThat(route(tenant).getSpec().getRules()).as("its route's rules, bound").allSatisfy(r -> assertThat(r.getFilters()).isEmpty());
       assertThat(gate(tenant)).as("its gate, bound").isNull();
     });
@@ -107,9 +124,15 @@ class EdgeGateTrafficIT {
         && route(tenant).getStatus().getParents().get(0).getConditions().stream()
             .allMatch(c -> route(tenant).getMetadata().getGeneration().equals(c.getObservedGeneration())));
     for (int i = 0; i < 20; i++) {
-      assertThat(edge.get(host(tenant))).as("served once its route has no gate").isEqualTo(new TraefikEdge.Answer(200, "spare"));
+      assertThat(edge.get(host)).as("served once its route has no gate").isEqualTo(new TraefikEdge.Answer(200, "spare"));
     }
-    assertThat(edge.get(host(other))).as("the spare still waiting").isEqualTo(new TraefikEdge.Answer(404, "not found"));
+  }
+
+  /** {@code serving} in the allocation's answer, asked with {@code ?wait=30s}. */
+  private static boolean serving(String requestId) {
+    HttpRequest status = HttpRequest.newBuilder(URI.create(allocations.uri() + "/" + requestId + "?wait=30s"))
+        .header("Authorization", "Bearer " + TOKEN).timeout(Duration.ofSeconds(40)).GET().build();
+    return allocations.send(status).body().path("serving").asBoolean();
   }
 
   private static String host(String tenant) {

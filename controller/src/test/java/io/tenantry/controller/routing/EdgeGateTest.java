@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRoute;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRouteFilter;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRouteStatus;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRouteStatusBuilder;
+import io.tenantry.api.WellKnown;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.controller.config.OperatorConfig;
@@ -18,7 +19,9 @@ import io.tenantry.controller.resources.AppModel;
 import io.tenantry.controller.resources.Labels;
 import io.tenantry.controller.resources.TenantContext;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -81,6 +84,32 @@ class EdgeGateTest {
     assertThat(route.getSpec().getRules()).allSatisfy(rule -> assertThat(rule.getFilters()).isEmpty());
     assertThat(route.getSpec().getHostnames()).as("the same host").isEqualTo(only(waiting.objects(), HTTPRoute.class)
         .getSpec().getHostnames());
+  }
+
+  @Test
+  void justBoundItsRouteKeepsTheOpenGateUntilItsAllocationIsRecordedAndASubdomainChangesOnlyItsHostnames() {
+    Tenant tenant = RouteModelTest.readySpare("pool-x7k2q");
+    FakeCluster cluster = new FakeCluster();
+    List<HasMetadata> waiting = routing.of(context(tenant), cluster).objects();
+    HTTPRoute gated = only(waiting, HTTPRoute.class);
+    cluster.putOwned(gated);
+    tenant.getSpec().setState(TenantState.Active);
+    tenant.getSpec().setOrganization("Acme");
+    tenant.getMetadata().setAnnotations(new HashMap<>(Map.of(WellKnown.ALLOCATION_REQUEST, "signup-1")));
+
+    assertThat(routing.of(context(tenant), cluster).objects()).as("nothing new for the edge to load during the burst")
+        .containsExactlyInAnyOrderElementsOf(waiting);
+
+    tenant.getSpec().setSubdomain("acme");
+    List<HasMetadata> named = routing.of(context(tenant), cluster).objects();
+    HTTPRoute renamed = only(named, HTTPRoute.class);
+    assertThat(renamed.getSpec().getHostnames()).contains("acme." + AT_EDGE.routing().baseDomain());
+    assertThat(renamed.getSpec().getRules()).isEqualTo(gated.getSpec().getRules());
+    assertThat(named).anySatisfy(o -> assertThat(EdgeGate.isGate(o)).isTrue());
+
+    tenant.getMetadata().getAnnotations().put(WellKnown.ALLOCATION_RECORDED, "true");
+    assertThat(only(routing.of(context(tenant), cluster).objects(), HTTPRoute.class).getSpec().getRules())
+        .as("the burst over, the gate comes off").allSatisfy(rule -> assertThat(rule.getFilters()).isEmpty());
   }
 
   @Test

@@ -391,7 +391,7 @@ public final class Allocator implements Allocations, AutoCloseable {
     long deadline = System.nanoTime() + wait.toNanos();
     while (true) {
       Optional<? extends SpareSource> cluster = directory.cluster(allocation.cluster());
-      if (cluster.isPresent() && cluster.get().serving(allocation.tenant(), urls.enabled())
+      if (cluster.isPresent() && cluster.get().serving(allocation.tenant(), urls.exposure())
           && (!urls.enabled() || probe.serves(urls.hostname(allocation.label())))) {
         return true;
       }

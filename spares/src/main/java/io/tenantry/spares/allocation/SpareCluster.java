@@ -89,7 +89,7 @@ public final class SpareCluster implements SpareSource, AutoCloseable {
   @Override
   public List<Allocation> unrecorded() {
     return spares.getStore().list().stream()
-        .filter(t -> annotation(t, WellKnown.ALLOCATION_REQUEST) != null && annotation(t, WellKnown.ALLOCATION_RECORDED) == null)
+        .filter(Spares::unrecorded)
         .map(this::allocationOf)
         .toList();
   }
@@ -141,13 +141,13 @@ public final class SpareCluster implements SpareSource, AutoCloseable {
     return current != null && !Spares.isUnallocated(current) && subdomain.equals(current.getSpec().getSubdomain());
   }
 
-  /** Marks the tenant's allocation as recorded in the fleet records (a merge patch of one annotation). */
   @Override
-  public boolean serving(String tenant, boolean routed) {
+  public boolean serving(String tenant, Spares.Exposure exposure) {
     Tenant cached = spares.getStore().getByKey(tenant);
-    return cached != null && Spares.serving(cached, routed);
+    return cached != null && Spares.serving(cached, exposure);
   }
 
+  /** Marks the tenant's allocation as recorded in the fleet records (a merge patch of one annotation). */
   @Override
   public void markRecorded(String tenant) {
     try {

@@ -1,5 +1,6 @@
 package io.tenantry.spares.allocation;
 
+import io.tenantry.api.Spares;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.spares.fleet.Allocation;
 import java.time.Instant;
@@ -55,7 +56,7 @@ public interface SpareSource {
   boolean boundWith(String tenant, String subdomain);
 
   /** Whether the cached tenant serves at its URL ({@link io.tenantry.api.Spares#serving}); false when not cached. */
-  boolean serving(String tenant, boolean routed);
+  boolean serving(String tenant, Spares.Exposure exposure);
 
   /** Marks the tenant's allocation as recorded in the fleet records; a tenant gone meanwhile needs no mark. */
   void markRecorded(String tenant);

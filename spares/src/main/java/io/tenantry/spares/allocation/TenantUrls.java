@@ -1,5 +1,6 @@
 package io.tenantry.spares.allocation;
 
+import io.tenantry.api.Spares;
 import io.tenantry.spares.fleet.Allocation;
 import io.tenantry.spares.fleet.FleetNames;
 import java.util.Optional;
@@ -13,8 +14,9 @@ import java.util.Set;
  * @param scheme {@code https} or {@code http}
  * @param baseDomain the domain tenants are routed under; empty when routing is off
  * @param reservedSubdomains the subdomains no signup may take (the operator's routing.reservedSubdomains)
+ * @param edgeGated spares gated at the edge (the operator's routing.spareGate.mode forwardAuth)
  */
-public record TenantUrls(String scheme, String baseDomain, Set<String> reservedSubdomains) {
+public record TenantUrls(String scheme, String baseDomain, Set<String> reservedSubdomains, boolean edgeGated) {
 
   /** Routing off: no tenant has a URL, and a signup naming a subdomain is refused. */
   public static final TenantUrls OFF = new TenantUrls("https", "");
@@ -32,7 +34,12 @@ public record TenantUrls(String scheme, String baseDomain, Set<String> reservedS
 
   /** No subdomain reserved. */
   public TenantUrls(String scheme, String baseDomain) {
-    this(scheme, baseDomain, Set.of());
+    this(scheme, baseDomain, Set.of(), false);
+  }
+
+  /** Spares closed by their Services until bound. */
+  public TenantUrls(String scheme, String baseDomain, Set<String> reservedSubdomains) {
+    this(scheme, baseDomain, reservedSubdomains, false);
   }
 
   /** Whether no tenant may take {@code label} as its subdomain. */
@@ -43,6 +50,11 @@ public record TenantUrls(String scheme, String baseDomain, Set<String> reservedS
   /** Whether tenants are routed at all. */
   public boolean enabled() {
     return !baseDomain.isEmpty();
+  }
+
+  /** How an allocated tenant's URL comes to serve ({@link Spares#serving}). */
+  public Spares.Exposure exposure() {
+    return !enabled() ? Spares.Exposure.NOT_ROUTED : edgeGated ? Spares.Exposure.EDGE_GATED : Spares.Exposure.ROUTED;
   }
 
   /** The hostname of {@code label} under the base domain; only while routing is on. */

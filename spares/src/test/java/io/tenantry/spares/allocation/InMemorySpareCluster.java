@@ -243,7 +243,7 @@ final class InMemorySpareCluster implements SpareSource {
   }
 
   @Override
-  public boolean serving(String tenant, boolean routed) {
+  public boolean serving(String tenant, Spares.Exposure exposure) {
     return serving.contains(tenant);
   }
 
