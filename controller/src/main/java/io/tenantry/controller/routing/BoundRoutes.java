@@ -37,7 +37,8 @@ import org.slf4j.LoggerFactory;
  * on the signup's path, so the writes happen on threads of their own. What is not written here (an
  * API server error, a lost hostname) is left to the sync, which reports it. While the writes are in
  * flight the tenant's sync leaves those objects alone ({@link RoutesInFlight}), so that they are
- * applied once.
+ * applied once. A subdomain's hostname was claimed by the allocation API before the bind, and is not
+ * claimed again here.
  */
 public final class BoundRoutes implements Consumer<Tenant>, AutoCloseable {
 
@@ -73,6 +74,9 @@ public final class BoundRoutes implements Consumer<Tenant>, AutoCloseable {
   @Override
   public void accept(Tenant bound) {
     String name = bound.getMetadata().getName();
+    if (bound.getSpec().getSubdomain() != null && config.routing().enabled()) {
+      routing.boundWithSubdomain(bound, config.routing());
+    }
     inFlight.started(bound);
     try {
       writers.execute(() -> write(bound));

@@ -9,7 +9,6 @@ import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRouteRule;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRouteRuleBuilder;
 import io.tenantry.api.Spares;
 import io.tenantry.controller.cache.ClusterView;
-import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.controller.resources.TenantContext;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,9 +20,8 @@ import java.util.List;
  * the Traefik Middleware {@link #NAME} in its namespace, a forwardAuth that asks the operator
  * ({@link #PATH}{@code <tenant>}): 404 while a spare, 200 once bound. Binding thus changes nothing
  * the edge has to load before the customer's first page ({@link #keptOnBind}). After the signups'
- * burst the tenant's route is written without the filter, so that its traffic stops asking the operator (the
- * gated route serves meanwhile), and the Middleware goes once the edge has taken that route
- * ({@link #keptWhileInUse}).
+ * burst the tenant's route is written without the filter, so that its traffic stops asking the
+ * operator (the gated route serves meanwhile); the Middleware stays, unused ({@link #kept}).
  * No operator answering, no spare served: Traefik answers a failed forwardAuth with an error,
  * never with the app.
  */
@@ -53,15 +51,17 @@ public final class EdgeGate {
   }
 
   /**
-   * A bound tenant's {@code objects} with its gate kept while the edge may still use it: while its
-   * route as the cache has it still names the gate, or the Gateway has not accepted it as it is now.
-   * Deleted sooner, the gate would leave the edge a route naming a Middleware it no longer has,
-   * which Traefik does not serve: the customer would lose the page the gate let through.
+   * A bound tenant's {@code objects} with its gate kept once it has one (or its route still names
+   * it), also after its route is written without it. Traefik writes a route's verdict before it
+   * reloads the route's routers, so no verdict tells when the edge stops asking the gate, and a
+   * router naming a Middleware that is gone answers 404: deleted once the rewritten route was
+   * accepted, the gate cost a just-bound customer such a 404 (EdgeGateTrafficIT, Traefik's log
+   * "middleware ... does not exist"). Unused, it is one small entry in the edge's configuration; it
+   * goes with the tenant's namespace.
    */
-  public static List<HasMetadata> keptWhileInUse(TenantContext ctx, ClusterView view, List<HasMetadata> objects) {
+  public static List<HasMetadata> kept(TenantContext ctx, ClusterView view, List<HasMetadata> objects) {
     HTTPRoute route = view.get(HTTPRoute.class, ctx.namespace(), RouteModel.NAME);
-    OperatorConfig config = ctx.config();
-    if (route == null || !names(route) && GatewayVerdict.acceptedAsIs(route, config.edgeNamespace(), config.routing().gateway().name())) {
+    if (view.get(TraefikMiddleware.class, ctx.namespace(), NAME) == null && (route == null || !names(route))) {
       return objects;
     }
     List<HasMetadata> kept = new ArrayList<>(objects);
@@ -79,7 +79,7 @@ public final class EdgeGate {
    */
   public static List<HasMetadata> keptOnBind(TenantContext ctx, ClusterView view, List<HasMetadata> objects) {
     HTTPRoute route = view.get(HTTPRoute.class, ctx.namespace(), RouteModel.NAME);
-    return route == null || !names(route) ? keptWhileInUse(ctx, view, objects) : gated(ctx, objects.stream().filter(o -> !isGate(o)).toList());
+    return route == null || !names(route) ? kept(ctx, view, objects) : gated(ctx, objects.stream().filter(o -> !isGate(o)).toList());
   }
 
   /** Whether {@code object} is a tenant's gate. */

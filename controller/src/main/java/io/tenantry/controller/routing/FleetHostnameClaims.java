@@ -74,6 +74,15 @@ public final class FleetHostnameClaims implements HostnameClaims {
     return known.hostnames();
   }
 
+  /** Remembered only for a Tenant this process knows (a spare it claimed for): else its next claim adopts its records first. */
+  @Override
+  public void claimedOnBind(Tenant bound, String hostname) {
+    Held known = held.get(bound.getMetadata().getName());
+    if (known != null && known.uid().equals(bound.getMetadata().getUid())) {
+      known.hostnames().add(hostname);
+    }
+  }
+
   @Override
   public void release(String tenant) {
     held.remove(tenant); // The fleet records' purge deletes the claims themselves.

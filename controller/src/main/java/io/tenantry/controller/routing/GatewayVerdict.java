@@ -44,20 +44,6 @@ public final class GatewayVerdict {
     return Optional.empty();
   }
 
-  /** Whether the Gateway {@code namespace/name} has accepted {@code route} as it is now (at its current generation). */
-  public static boolean acceptedAsIs(HTTPRoute route, String namespace, String name) {
-    if (route == null || route.getStatus() == null || route.getStatus().getParents() == null) {
-      return false;
-    }
-    Long generation = route.getMetadata().getGeneration();
-    return route.getStatus().getParents().stream()
-        .filter(parent -> isGateway(parent.getParentRef(), route.getMetadata().getNamespace(), namespace, name)
-            && parent.getConditions() != null)
-        .flatMap(parent -> parent.getConditions().stream())
-        .anyMatch(c -> "Accepted".equals(c.getType()) && "True".equals(c.getStatus())
-            && (generation == null || c.getObservedGeneration() != null && c.getObservedGeneration() >= generation));
-  }
-
   private static boolean isGateway(ParentReference ref, String routeNamespace, String namespace, String name) {
     if (ref == null) {
       return false;

@@ -18,6 +18,14 @@ public interface HostnameClaims {
    */
   Map<String, String> claim(Tenant tenant, List<String> hostnames);
 
+  /**
+   * {@code bound} holds {@code hostname} already: the allocation API in this process claimed it for
+   * this Tenant (this cluster, its UID) before binding it with that subdomain. Spares its route, on
+   * the customer's path, a second claim of the same name.
+   */
+  default void claimedOnBind(Tenant bound, String hostname) {
+  }
+
   /** Lets go of everything {@code tenant} holds: it was purged. */
   void release(String tenant);
 }

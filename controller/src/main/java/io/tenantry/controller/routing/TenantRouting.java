@@ -59,6 +59,11 @@ public final class TenantRouting {
     this.mode = mode;
   }
 
+  /** The allocation API in this process bound {@code bound} with its subdomain, whose hostname it claimed first. */
+  public void boundWithSubdomain(Tenant bound, OperatorConfig.Routing routing) {
+    claims.claimedOnBind(bound, Hostnames.of(bound, routing).get(0));
+  }
+
   /** @param view where the tenant's routes are read back: their Gateway's verdict is in their status */
   public Routes of(TenantContext ctx, ClusterView view) {
     OperatorConfig.Routing routing = ctx.config().routing();
@@ -79,9 +84,9 @@ public final class TenantRouting {
     List<AppSpec> exposed = AppModel.exposed(ctx);
     List<HasMetadata> objects = state == TenantState.Frozen ? RouteModel.paused(ctx, mode, held) : RouteModel.active(ctx, mode, held);
     if (routing.spareGate().mode() == OperatorConfig.SpareGateMode.FORWARD_AUTH) {
-      // A bound spare's gate: open, kept through the signups' burst, then until the edge is done with it.
+      // A bound spare's gate: open, on its route through the signups' burst, then beside it, unused.
       objects = state == TenantState.Active && Spares.unrecorded(ctx.tenant())
-          ? EdgeGate.keptOnBind(ctx, view, objects) : EdgeGate.keptWhileInUse(ctx, view, objects);
+          ? EdgeGate.keptOnBind(ctx, view, objects) : EdgeGate.kept(ctx, view, objects);
     }
     RoutingStatus status;
     if (!heldByOthers.isEmpty()) {

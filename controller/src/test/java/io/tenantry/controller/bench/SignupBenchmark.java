@@ -356,6 +356,7 @@ public final class SignupBenchmark {
       List<Milestone> firstPages = new ArrayList<>();
       List<Milestone> peerPages = new ArrayList<>();
       List<Signup> served = new ArrayList<>();
+      List<Signup> peersServed = new ArrayList<>();
       for (int round = 1; round <= rounds; round++) {
         endSurge(operator);
         List<String> peerNamespaces = peerServices(peersOf(count));
@@ -373,18 +374,19 @@ public final class SignupBenchmark {
         firstPages.add(phase.firstPage());
         peerPages.add(phase.peer());
         signups.stream().filter(su -> su.code == 200).forEach(served::add);
+        peersServed.addAll(peers);
         guards.atMost("signups at " + roundSide + " never served", phase.notServed(), 0);
         guards.atMost("signups at " + roundSide + " failed (not 200, nor 503 from an empty pool)", phase.failed(), 0);
         guards.atMost("signups at " + roundSide + " told serving before their URL served", phase.sentTo404(), 0);
         guards.atMost("writes per signup at " + roundSide, phase.writesPerSignup(),
             settings.edgeGate() ? MAX_WRITES_PER_SIGNUP_EDGE_GATE : MAX_WRITES_PER_SIGNUP);
       }
-      // A subdomain is a new hostname for the edge to load; the others' routes were there before their signup.
+      // A subdomain is a new hostname for the edge to load, as the peer's is; the others' routes were there before their signup.
       summary.add(String.format(Locale.ROOT, "%s: first 200 %s; peer %s; p50 ÷ peer's = %.2f; p50 / p99 over the rounds: all %s,"
-          + " without a subdomain %s, with one %s", side, medianOfRounds(firstPages), medianOfRounds(peerPages),
+          + " without a subdomain %s, with one %s, the peer %s", side, medianOfRounds(firstPages), medianOfRounds(peerPages),
           medianP50(firstPages) / medianP50(peerPages), Milestone.of(served, su -> su.served),
           Milestone.of(served.stream().filter(su -> !su.subdomain).toList(), su -> su.served),
-          Milestone.of(served.stream().filter(su -> su.subdomain).toList(), su -> su.served)));
+          Milestone.of(served.stream().filter(su -> su.subdomain).toList(), su -> su.served), Milestone.of(peersServed, su -> su.served)));
     }
   }
 

@@ -72,6 +72,33 @@ class TenantRoutingTest {
   }
 
   @Test
+  void boundWithASubdomainTheAllocationApiClaimedTheRouteDoesNotClaimItAgainButATenantNotKnownHereDoes() {
+    Tenant spare = spare("pool-q4r5s");
+    routing.of(RouteModelTest.context(spare), new FakeCluster());
+    spare.getSpec().setState(TenantState.Active);
+    spare.getSpec().setSubdomain("acme");
+    // As the allocation API does before it binds the spare with the subdomain.
+    records.claimHostname("acme.tenants.example.com", new TenantRef("east", "pool-q4r5s", "uid-pool-q4r5s"));
+    routing.boundWithSubdomain(spare, RouteModelTest.ROUTED.routing());
+    calls.clear();
+
+    TenantRouting.Routes bound = routing.of(RouteModelTest.context(spare), new FakeCluster());
+    assertThat(bound.status().urls()).containsExactly("https://acme.tenants.example.com/");
+    assertThat(calls).as("fleet-record calls on its way in: the spare's name let go, nothing claimed")
+        .containsExactly("releaseHostnames");
+
+    Tenant unknown = spare("pool-u7v8w");
+    unknown.getSpec().setState(TenantState.Active);
+    unknown.getSpec().setSubdomain("other");
+    records.claimHostname("other.tenants.example.com", new TenantRef("east", "pool-u7v8w", "uid-pool-u7v8w"));
+    routing.boundWithSubdomain(unknown, RouteModelTest.ROUTED.routing());
+    calls.clear();
+    assertThat(routing.of(RouteModelTest.context(unknown), new FakeCluster()).status().urls())
+        .containsExactly("https://other.tenants.example.com/");
+    assertThat(calls).as("first seen here: its records adopted and its claims checked").contains("adopt", "claimHostname");
+  }
+
+  @Test
   void aSpareWhoseClaimFailsKeepsWhatRouteItHasAsksAgainAndItsFirstSyncBoundClaims() {
     Tenant spare = spare("pool-q9w4e");
     records.setAvailable(false);

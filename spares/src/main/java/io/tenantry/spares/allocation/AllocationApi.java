@@ -49,8 +49,8 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>200 {@code {"requestId", "tenant", "namespace", "cluster", "organization", "email", "allocatedAt", "url",
  *       "serving", "status"}}, the same for every retry of the request id, whatever subdomain the retry
- *       names, but for {@code serving}: whether the tenant serves at {@code url} yet (Ready at its
- *       current generation, its route written and not refused); {@code status} is the GET path to ask
+ *       names, but for {@code serving}: whether the tenant serves at {@code url} yet
+ *       ({@link io.tenantry.api.Spares#serving}, then the edge's answer); {@code status} is the GET path to ask
  *       again. {@code url} is absent while routing is off;</li>
  *   <li>400 {@code {"error", "field"}}: malformed JSON, a missing, unknown or invalid field, an unknown pool,
  *       a subdomain while routing is off, a reserved subdomain;</li>
