@@ -2,6 +2,7 @@ package io.tenantry.controller.operator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tenantry.api.Spares;
 import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.spares.allocation.TenantUrls;
 import java.util.Set;
@@ -29,6 +30,15 @@ class AllocationServiceTest {
         OperatorConfig.defaults().routing().reservedSubdomains());
     assertThat(defaults.reserved("www")).isTrue();
     assertThat(defaults.reserved("initech")).isFalse();
+  }
+
+  @Test
+  void servingIsToldAsTheSparesAreGated() {
+    assertThat(urls("{baseDomain: tenants.example.com}").exposure()).isEqualTo(Spares.Exposure.ROUTED);
+    assertThat(urls("{mode: gateway, baseDomain: tenants.example.com,"
+        + " spareGate: {mode: forwardAuth, forwardAuthAddress: 'http://tenantry.tenantry-system.svc:8080'}}").exposure())
+        .as("gated at the edge: the spare's Ready and the edge's answer").isEqualTo(Spares.Exposure.EDGE_GATED);
+    assertThat(urls("{}").exposure()).isEqualTo(Spares.Exposure.NOT_ROUTED);
   }
 
   @Test
