@@ -33,14 +33,7 @@ class SparesTest {
 
   @Test
   void aBoundTenantServesOnceReadyAtItsGenerationInTheStateAskedAndRoutedWhenRoutingIsOn() {
-    Tenant tenant = new Tenant();
-    tenant.getMetadata().setGeneration(3L);
-    tenant.setSpec(new TenantSpec());
-    tenant.getSpec().setState(TenantState.Active);
-    tenant.setStatus(new TenantStatus());
-    tenant.getStatus().setObservedState(TenantState.New);
-    tenant.getStatus().setPhase(TenantPhase.Ready);
-    tenant.getStatus().setObservedGeneration(2L);
+    Tenant tenant = boundOnItsSparesReady();
     assertThat(Spares.serving(tenant, Spares.Exposure.NOT_ROUTED)).as("still the spare's Ready").isFalse();
 
     tenant.getStatus().setObservedState(TenantState.Active);
@@ -61,15 +54,8 @@ class SparesTest {
 
   @Test
   void gatedAtTheEdgeAJustBoundTenantServesOnItsSparesReadyAndTheEdgeTellsTheRest() {
-    Tenant tenant = new Tenant();
-    tenant.getMetadata().setGeneration(3L);
+    Tenant tenant = boundOnItsSparesReady();
     tenant.getMetadata().setAnnotations(new HashMap<>(Map.of(WellKnown.ALLOCATION_REQUEST, "signup-1")));
-    tenant.setSpec(new TenantSpec());
-    tenant.getSpec().setState(TenantState.Active);
-    tenant.setStatus(new TenantStatus());
-    tenant.getStatus().setObservedState(TenantState.New);
-    tenant.getStatus().setPhase(TenantPhase.Ready);
-    tenant.getStatus().setObservedGeneration(2L);
     assertThat(Spares.serving(tenant, Spares.Exposure.EDGE_GATED)).as("the spare's Ready, its route in place").isTrue();
     assertThat(Spares.serving(tenant, Spares.Exposure.ROUTED)).as("its Services not known opened yet").isFalse();
 
@@ -135,5 +121,18 @@ class SparesTest {
     spare.getStatus().setPhase(TenantPhase.Ready);
     spare.getStatus().setObservedGeneration(1L);
     return spare;
+  }
+
+  /** Bound (Active, generation 3), its status still the spare's: New, Ready at generation 2. */
+  private static Tenant boundOnItsSparesReady() {
+    Tenant tenant = new Tenant();
+    tenant.getMetadata().setGeneration(3L);
+    tenant.setSpec(new TenantSpec());
+    tenant.getSpec().setState(TenantState.Active);
+    tenant.setStatus(new TenantStatus());
+    tenant.getStatus().setObservedState(TenantState.New);
+    tenant.getStatus().setPhase(TenantPhase.Ready);
+    tenant.getStatus().setObservedGeneration(2L);
+    return tenant;
   }
 }
