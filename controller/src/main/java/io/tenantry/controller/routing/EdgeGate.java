@@ -12,6 +12,7 @@ import io.tenantry.controller.cache.ClusterView;
 import io.tenantry.controller.resources.TenantContext;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Pure: a spare kept from strangers at the edge ({@code routing.spareGate.mode: forwardAuth})
@@ -19,11 +20,10 @@ import java.util.List;
  * the edge holds its endpoints long before a signup; its HTTPRoute sends every request first to
  * the Traefik Middleware {@link #NAME} in its namespace, a forwardAuth that asks the operator
  * ({@link #PATH}{@code <tenant>}): 404 while a spare, 200 once bound. Binding thus changes nothing
- * the edge has to load before the customer's first page ({@link #keptOnBind}). After the signups'
- * burst the tenant's route is written without the filter, so that its traffic stops asking the
- * operator (the gated route serves meanwhile); the Middleware stays, unused ({@link #kept}).
- * No operator answering, no spare served: Traefik answers a failed forwardAuth with an error,
- * never with the app.
+ * the edge has to load before the customer's first page ({@link #kept}). After the signups' burst
+ * the Middleware becomes one that asks no one, so that the tenant's traffic stops asking the
+ * operator; the route keeps naming it. No operator answering, no spare served: Traefik answers a
+ * failed forwardAuth with an error, never with the app.
  */
 public final class EdgeGate {
 
@@ -31,6 +31,11 @@ public final class EdgeGate {
   public static final String NAME = "tenantry-gate";
   /** Where the operator answers the edge: {@code /v1/gate/<tenant>}. */
   public static final String PATH = "/v1/gate/";
+  /**
+   * The request header the open gate removes. Traefik has no Middleware that does nothing; a
+   * headers Middleware is evaluated in the edge's process, per request, with no call out.
+   */
+  static final String OPEN_GATE_HEADER = "X-Tenantry-Gate";
 
   private static final String TRAEFIK_GROUP = "traefik.io";
   /** The gate's answers are a few bytes; Traefik reads no more of one than this. */
@@ -39,47 +44,41 @@ public final class EdgeGate {
   private EdgeGate() {
   }
 
-  /** {@code route} (a spare's, as {@link RouteModel#active} makes it) behind the gate, and the gate. */
+  /** A spare's {@code route} (as {@link RouteModel#active} makes it) behind its gate, which asks the operator. */
   public static List<HasMetadata> gated(TenantContext ctx, List<HasMetadata> route) {
-    if (route.isEmpty()) {
-      return route;
-    }
-    List<HasMetadata> objects = new ArrayList<>();
-    route.forEach(o -> objects.add(o instanceof HTTPRoute r ? filtered(r) : o));
-    objects.add(middleware(ctx));
-    return objects;
+    return gated(route, asking(ctx));
   }
 
   /**
-   * A bound tenant's {@code objects} with its gate kept once it has one (or its route still names
-   * it), also after its route is written without it. Traefik writes a route's verdict before it
-   * reloads the route's routers, so no verdict tells when the edge stops asking the gate, and a
-   * router naming a Middleware that is gone answers 404: deleted once the rewritten route was
-   * accepted, the gate cost a just-bound customer such a 404 (EdgeGateTrafficIT, Traefik's log
-   * "middleware ... does not exist"). Unused, it is one small entry in the edge's configuration; it
-   * goes with the tenant's namespace.
+   * A bound tenant's {@code objects} behind its gate once it has one (or its route still names it):
+   * the route stays as the spare had it, but for a subdomain's hostnames, so the edge, busy with a
+   * burst of signups, loads no new route for a bind without one. The gate asks the operator (which
+   * answers 200 since the bind) while {@code asking}, through the burst (until the allocation's
+   * fleet record: {@link Spares#unrecorded}); then it is open, a change
+   * the edge loads without a new route or a verdict to write. A tenant never gated (made Active
+   * directly, or routed before this mode was chosen) keeps its route as it is, without one.
    */
-  public static List<HasMetadata> kept(TenantContext ctx, ClusterView view, List<HasMetadata> objects) {
+  public static List<HasMetadata> kept(TenantContext ctx, ClusterView view, List<HasMetadata> objects, boolean asking) {
     HTTPRoute route = view.get(HTTPRoute.class, ctx.namespace(), RouteModel.NAME);
     if (view.get(TraefikMiddleware.class, ctx.namespace(), NAME) == null && (route == null || !names(route))) {
       return objects;
     }
-    List<HasMetadata> kept = new ArrayList<>(objects);
-    kept.add(middleware(ctx));
-    return kept;
+    return gated(objects, asking ? asking(ctx) : open(ctx));
   }
 
   /**
-   * The just-bound tenant's {@code objects} while its spare's route is gated: still through the
-   * gate, which opened with the bind. Bound without a subdomain, the route stays as the edge has it;
-   * with one, only its hostnames change. The edge, busy with a burst of signups, thus loads no route
-   * but those of new hostnames; the gate comes off once the burst is over (with the work it held,
-   * the allocation's fleet record: {@link Spares#unrecorded}), or at once with
-   * {@code allocation.holdDuringSignupBursts} off.
+   * The gate, then {@code route} with every rule through it. In that order because objects are
+   * written in order: a router the edge loads before the Middleware it names answers an error
+   * ("middleware ... does not exist") until the edge's next build.
    */
-  public static List<HasMetadata> keptOnBind(TenantContext ctx, ClusterView view, List<HasMetadata> objects) {
-    HTTPRoute route = view.get(HTTPRoute.class, ctx.namespace(), RouteModel.NAME);
-    return route == null || !names(route) ? kept(ctx, view, objects) : gated(ctx, objects.stream().filter(o -> !isGate(o)).toList());
+  private static List<HasMetadata> gated(List<HasMetadata> route, TraefikMiddleware gate) {
+    if (route.isEmpty()) {
+      return route;
+    }
+    List<HasMetadata> objects = new ArrayList<>();
+    objects.add(gate);
+    route.forEach(o -> objects.add(o instanceof HTTPRoute r ? filtered(r) : o));
+    return objects;
   }
 
   /** Whether {@code object} is a tenant's gate. */
@@ -87,10 +86,19 @@ public final class EdgeGate {
     return object instanceof TraefikMiddleware && NAME.equals(object.getMetadata().getName());
   }
 
-  /** The forwardAuth Middleware that asks the operator about this tenant. */
-  static TraefikMiddleware middleware(TenantContext ctx) {
-    TraefikMiddleware middleware = new TraefikMiddleware(new TraefikMiddleware.Spec(new TraefikMiddleware.ForwardAuth(
-        ctx.config().routing().spareGate().forwardAuthAddress() + PATH + ctx.name(), MAX_ANSWER_BYTES, false)));
+  /** The gate asking the operator about this tenant: a forwardAuth. */
+  static TraefikMiddleware asking(TenantContext ctx) {
+    return middleware(ctx, new TraefikMiddleware.Spec(new TraefikMiddleware.ForwardAuth(
+        ctx.config().routing().spareGate().forwardAuthAddress() + PATH + ctx.name(), MAX_ANSWER_BYTES, false), null));
+  }
+
+  /** The gate open: passes every request on, asking no one. */
+  static TraefikMiddleware open(TenantContext ctx) {
+    return middleware(ctx, new TraefikMiddleware.Spec(null, new TraefikMiddleware.Headers(Map.of(OPEN_GATE_HEADER, ""))));
+  }
+
+  private static TraefikMiddleware middleware(TenantContext ctx, TraefikMiddleware.Spec spec) {
+    TraefikMiddleware middleware = new TraefikMiddleware(spec);
     middleware.setMetadata(ctx.meta(NAME));
     return middleware;
   }

@@ -84,9 +84,8 @@ public final class TenantRouting {
     List<AppSpec> exposed = AppModel.exposed(ctx);
     List<HasMetadata> objects = state == TenantState.Frozen ? RouteModel.paused(ctx, mode, held) : RouteModel.active(ctx, mode, held);
     if (routing.spareGate().mode() == OperatorConfig.SpareGateMode.FORWARD_AUTH) {
-      // A bound spare's gate: open, on its route through the signups' burst, then beside it, unused.
-      objects = state == TenantState.Active && Spares.unrecorded(ctx.tenant())
-          ? EdgeGate.keptOnBind(ctx, view, objects) : EdgeGate.kept(ctx, view, objects);
+      // A bound spare's gate: asking the operator (which lets it through) during the signups' burst, then open.
+      objects = EdgeGate.kept(ctx, view, objects, state == TenantState.Active && Spares.unrecorded(ctx.tenant()));
     }
     RoutingStatus status;
     if (!heldByOthers.isEmpty()) {

@@ -8,11 +8,13 @@ import io.fabric8.kubernetes.model.annotation.Group;
 import io.fabric8.kubernetes.model.annotation.Kind;
 import io.fabric8.kubernetes.model.annotation.Plural;
 import io.fabric8.kubernetes.model.annotation.Version;
+import java.util.Map;
 
 /**
- * Traefik's {@code Middleware} (traefik.io/v1alpha1), as far as the operator writes one: a
- * forwardAuth that asks the operator whether a spare's route may serve ({@link EdgeGate}). Traefik
- * owns the kind (its CRDs); fields the operator does not know are left alone.
+ * Traefik's {@code Middleware} (traefik.io/v1alpha1), as far as the operator writes one: the gate
+ * of a tenant's route ({@link EdgeGate}), a forwardAuth that asks the operator whether the route
+ * may serve, or once that is settled a headers Middleware that asks no one. Traefik owns the kind
+ * (its CRDs); fields the operator does not know are left alone.
  */
 @Group("traefik.io")
 @Version("v1alpha1")
@@ -21,10 +23,10 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @JsonIgnoreProperties(ignoreUnknown = true)
 public final class TraefikMiddleware extends CustomResource<TraefikMiddleware.Spec, Void> implements Namespaced {
 
-  /** Only forwardAuth: the one middleware the gate needs. */
+  /** One of the two: the gate asking, or open. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
-  public record Spec(ForwardAuth forwardAuth) {
+  public record Spec(ForwardAuth forwardAuth, Headers headers) {
   }
 
   /**
@@ -35,6 +37,11 @@ public final class TraefikMiddleware extends CustomResource<TraefikMiddleware.Sp
    */
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record ForwardAuth(String address, Long maxResponseBodySize, Boolean trustForwardHeader) {
+  }
+
+  /** Request headers set on the way to the backend; an empty value removes the header. */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record Headers(Map<String, String> customRequestHeaders) {
   }
 
   public TraefikMiddleware() {

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 /**
  * With {@code routing.spareGate.mode: forwardAuth} a spare is kept from strangers at the edge: its
  * route goes through a Traefik Middleware that asks the operator, its Services are open, and once
- * bound its route loses the filter and the Middleware goes.
+ * bound and recorded the Middleware asks no one.
  */
 class EdgeGateTest {
 
@@ -54,6 +54,8 @@ class EdgeGateTest {
     });
     TraefikMiddleware gate = only(waiting.objects(), TraefikMiddleware.class);
     assertThat(gate.getMetadata().getName()).isEqualTo(EdgeGate.NAME);
+    assertThat(waiting.objects().indexOf(gate)).as("written before the route that names it")
+        .isLessThan(waiting.objects().indexOf(route));
     assertThat(gate.getMetadata().getNamespace()).as("beside the route: an ExtensionRef names its own namespace's")
         .isEqualTo(route.getMetadata().getNamespace());
     assertThat(gate.getMetadata().getLabels()).containsEntry(Labels.TENANT, "pool-x7k2q");
@@ -67,24 +69,7 @@ class EdgeGateTest {
   }
 
   @Test
-  void boundItsRouteLosesTheFilterAndTheMiddlewareIsNoLongerWanted() {
-    Tenant spare = RouteModelTest.readySpare("pool-x7k2q");
-    TenantRouting.Routes waiting = routing.of(context(spare), new FakeCluster());
-    spare.getSpec().setState(TenantState.Active);
-    spare.getSpec().setOrganization("Acme");
-
-    TenantRouting.Routes bound = routing.of(context(spare), new FakeCluster());
-
-    assertThat(bound.gated()).isFalse();
-    assertThat(bound.objects()).hasSize(1);
-    HTTPRoute route = only(bound.objects(), HTTPRoute.class);
-    assertThat(route.getSpec().getRules()).allSatisfy(rule -> assertThat(rule.getFilters()).isEmpty());
-    assertThat(route.getSpec().getHostnames()).as("the same host").isEqualTo(only(waiting.objects(), HTTPRoute.class)
-        .getSpec().getHostnames());
-  }
-
-  @Test
-  void justBoundItsRouteKeepsTheOpenGateUntilItsAllocationIsRecordedAndASubdomainChangesOnlyItsHostnames() {
+  void justBoundItsRouteKeepsItsGateAskingUntilItsAllocationIsRecordedThenOpenAndASubdomainChangesOnlyItsHostnames() {
     Tenant tenant = RouteModelTest.readySpare("pool-x7k2q");
     FakeCluster cluster = new FakeCluster();
     List<HasMetadata> waiting = routing.of(context(tenant), cluster).objects();
@@ -94,42 +79,54 @@ class EdgeGateTest {
     tenant.getSpec().setOrganization("Acme");
     tenant.getMetadata().setAnnotations(new HashMap<>(Map.of(WellKnown.ALLOCATION_REQUEST, "signup-1")));
 
-    assertThat(routing.of(context(tenant), cluster).objects()).as("nothing new for the edge to load during the burst")
-        .containsExactlyInAnyOrderElementsOf(waiting);
+    TenantRouting.Routes bound = routing.of(context(tenant), cluster);
+    assertThat(bound.gated()).isFalse();
+    assertThat(bound.objects()).as("nothing new for the edge to load during the burst").containsExactlyElementsOf(waiting);
 
     tenant.getSpec().setSubdomain("acme");
     List<HasMetadata> named = routing.of(context(tenant), cluster).objects();
     HTTPRoute renamed = only(named, HTTPRoute.class);
     assertThat(renamed.getSpec().getHostnames()).contains("acme." + AT_EDGE.routing().baseDomain());
     assertThat(renamed.getSpec().getRules()).isEqualTo(gated.getSpec().getRules());
-    assertThat(named).anySatisfy(o -> assertThat(EdgeGate.isGate(o)).isTrue());
+    assertThat(only(named, TraefikMiddleware.class)).isEqualTo(only(waiting, TraefikMiddleware.class));
 
     tenant.getMetadata().getAnnotations().put(WellKnown.ALLOCATION_RECORDED, "true");
-    assertThat(only(routing.of(context(tenant), cluster).objects(), HTTPRoute.class).getSpec().getRules())
-        .as("the burst over, the gate comes off").allSatisfy(rule -> assertThat(rule.getFilters()).isEmpty());
+    List<HasMetadata> recorded = routing.of(context(tenant), cluster).objects();
+    assertThat(only(recorded, HTTPRoute.class)).as("the burst over, no new route for the edge").isEqualTo(renamed);
+    assertOpen(only(recorded, TraefikMiddleware.class));
   }
 
   @Test
-  void aBoundTenantsGateStaysBesideItsRouteOnceItHasOneAndNoneIsMadeForATenantThatNeverHadOne() {
+  void aBoundTenantsGateStaysOpenOnceItHasOneAndNoneIsMadeForATenantThatNeverHadOne() {
     Tenant tenant = RouteModelTest.readySpare("pool-x7k2q");
-    FakeCluster cluster = new FakeCluster();
-    List<HasMetadata> waiting = routing.of(context(tenant), cluster).objects();
-    HTTPRoute gated = only(waiting, HTTPRoute.class);
+    List<HasMetadata> waiting = routing.of(context(tenant), new FakeCluster()).objects();
     tenant.getSpec().setState(TenantState.Active);
     tenant.getSpec().setOrganization("Acme");
-    cluster.putOwned(gated);
-    assertThat(routing.of(context(tenant), cluster).objects()).as("its route as cached names the gate, not yet cached itself")
-        .anySatisfy(o -> assertThat(EdgeGate.isGate(o)).isTrue());
 
-    HTTPRoute rewritten = only(routing.of(context(tenant), cluster).objects(), HTTPRoute.class);
-    cluster.putOwned(rewritten);
-    waiting.stream().filter(EdgeGate::isGate).forEach(cluster::putOwned);
-    List<HasMetadata> bound = routing.of(context(tenant), cluster).objects();
-    assertThat(only(bound, HTTPRoute.class).getSpec().getRules()).allSatisfy(rule -> assertThat(rule.getFilters()).isEmpty());
-    assertThat(bound).as("unused, kept: the edge may still have a router naming it").anySatisfy(o -> assertThat(EdgeGate.isGate(o)).isTrue());
+    FakeCluster routeCached = new FakeCluster();
+    routeCached.putOwned(only(waiting, HTTPRoute.class));
+    List<HasMetadata> bound = routing.of(context(tenant), routeCached).objects();
+    assertThat(only(bound, HTTPRoute.class)).as("its route as cached names the gate, not yet cached itself")
+        .isEqualTo(only(waiting, HTTPRoute.class));
+    assertOpen(only(bound, TraefikMiddleware.class));
+    assertThat(bound.indexOf(only(bound, TraefikMiddleware.class))).as("written first").isZero();
 
-    Tenant direct = RouteModelTest.acme();
-    assertThat(routing.of(context(direct), new FakeCluster()).objects()).as("a tenant made Active, never a spare").noneMatch(EdgeGate::isGate);
+    FakeCluster gateCached = new FakeCluster();
+    gateCached.putOwned(only(waiting, TraefikMiddleware.class));
+    assertThat(routing.of(context(tenant), gateCached).objects()).as("a gate whose route an earlier version wrote without it")
+        .containsExactlyElementsOf(bound);
+
+    TenantRouting.Routes never = routing.of(context(tenant), new FakeCluster());
+    assertThat(never.objects()).as("routed before it had a gate").hasSize(1);
+    assertThat(only(never.objects(), HTTPRoute.class).getSpec().getRules()).allSatisfy(rule -> assertThat(rule.getFilters()).isEmpty());
+    assertThat(routing.of(context(RouteModelTest.acme()), new FakeCluster()).objects()).as("a tenant made Active, never a spare")
+        .noneMatch(EdgeGate::isGate);
+  }
+
+  private static void assertOpen(TraefikMiddleware gate) {
+    assertThat(gate.getMetadata().getName()).isEqualTo(EdgeGate.NAME);
+    assertThat(gate.getSpec().forwardAuth()).as("asks no one").isNull();
+    assertThat(gate.getSpec().headers().customRequestHeaders()).isEqualTo(Map.of(EdgeGate.OPEN_GATE_HEADER, ""));
   }
 
   @Test
