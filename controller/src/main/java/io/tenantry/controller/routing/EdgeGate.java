@@ -67,9 +67,11 @@ public final class EdgeGate {
   }
 
   /**
-   * The gate, then {@code route} with every rule through it. In that order because objects are
-   * written in order: a router the edge loads before the Middleware it names answers an error
-   * ("middleware ... does not exist") until the edge's next build.
+   * The gate, then {@code route} with every rule of the tenant's own routes through it (a Frozen
+   * tenant's paused route is in the edge namespace, and an ExtensionRef names a Middleware of its
+   * route's namespace). In that order because objects are written in order: a router the edge
+   * loads before the Middleware it names answers an error ("middleware ... does not exist") until
+   * the edge's next build.
    */
   private static List<HasMetadata> gated(List<HasMetadata> route, TraefikMiddleware gate) {
     if (route.isEmpty()) {
@@ -77,7 +79,8 @@ public final class EdgeGate {
     }
     List<HasMetadata> objects = new ArrayList<>();
     objects.add(gate);
-    route.forEach(o -> objects.add(o instanceof HTTPRoute r ? filtered(r) : o));
+    route.forEach(o -> objects.add(o instanceof HTTPRoute r
+        && r.getMetadata().getNamespace().equals(gate.getMetadata().getNamespace()) ? filtered(r) : o));
     return objects;
   }
 

@@ -123,6 +123,23 @@ class EdgeGateTest {
         .noneMatch(EdgeGate::isGate);
   }
 
+  @Test
+  void aFrozenTenantKeepsItsOpenGateAndItsPausedRouteNamesNone() {
+    Tenant tenant = RouteModelTest.readySpare("pool-x7k2q");
+    List<HasMetadata> waiting = routing.of(context(tenant), new FakeCluster()).objects();
+    tenant.getSpec().setState(TenantState.Frozen);
+    tenant.getSpec().setOrganization("Acme");
+    FakeCluster cluster = new FakeCluster();
+    cluster.putOwned(only(waiting, TraefikMiddleware.class));
+
+    List<HasMetadata> frozen = routing.of(context(tenant), cluster).objects();
+
+    HTTPRoute paused = only(frozen, HTTPRoute.class);
+    assertThat(paused.getMetadata().getName()).isEqualTo(RouteModel.pausedName("pool-x7k2q"));
+    assertThat(paused.getSpec().getRules()).as("in the edge namespace, where no gate is").allSatisfy(rule -> assertThat(rule.getFilters()).isEmpty());
+    assertOpen(only(frozen, TraefikMiddleware.class));
+  }
+
   private static void assertOpen(TraefikMiddleware gate) {
     assertThat(gate.getMetadata().getName()).isEqualTo(EdgeGate.NAME);
     assertThat(gate.getSpec().forwardAuth()).as("asks no one").isNull();
