@@ -81,6 +81,14 @@ public final class Allocator implements Allocations, AutoCloseable {
   /** How often {@link #awaitServing} looks at the bound tenant again. */
   private static final Duration SERVING_POLL = Duration.ofMillis(20);
   /**
+   * The pause after the first edge probe of one wait; it doubles after each probe that finds the
+   * hostname not served, up to {@link #EDGE_PROBE_MAX_PAUSE}. A probe is a request through the edge
+   * (and, for a gated route, the edge's request back to this listener): every {@link #SERVING_POLL}
+   * it was 50 a second per waiting signup, while a new hostname takes the edge seconds to load.
+   */
+  static final Duration EDGE_PROBE_FIRST_PAUSE = Duration.ofMillis(50);
+  static final Duration EDGE_PROBE_MAX_PAUSE = Duration.ofMillis(500);
+  /**
    * How often this process stamps one pool's shortage. The surge a stamp starts lasts minutes; without
    * this, every signup a dry pool answers 503 would write the SparePool again (and wake its
    * reconciler), and a burst's clients retrying would add those writes to an API server already
@@ -384,16 +392,27 @@ public final class Allocator implements Allocations, AutoCloseable {
 
   /**
    * Polls the cluster's cache every {@link #SERVING_POLL} (a few map lookups) until the tenant's
-   * status says it serves, then, with routing on, the edge through the probe.
+   * status says it serves, then, with routing on, the edge through the probe: at once, then after
+   * pauses growing from {@link #EDGE_PROBE_FIRST_PAUSE} to {@link #EDGE_PROBE_MAX_PAUSE}.
    */
   @Override
   public boolean awaitServing(Allocation allocation, Duration wait) {
     long deadline = System.nanoTime() + wait.toNanos();
+    long nextProbe = System.nanoTime();
+    long pause = EDGE_PROBE_FIRST_PAUSE.toNanos();
     while (true) {
       Optional<? extends SpareSource> cluster = directory.cluster(allocation.cluster());
-      if (cluster.isPresent() && cluster.get().serving(allocation.tenant(), urls.exposure())
-          && (!urls.enabled() || probe.serves(urls.hostname(allocation.label())))) {
-        return true;
+      if (cluster.isPresent() && cluster.get().serving(allocation.tenant(), urls.exposure())) {
+        if (!urls.enabled()) {
+          return true;
+        }
+        if (System.nanoTime() - nextProbe >= 0) {
+          if (probe.serves(urls.hostname(allocation.label()))) {
+            return true;
+          }
+          nextProbe = System.nanoTime() + pause;
+          pause = Math.min(pause * 2, EDGE_PROBE_MAX_PAUSE.toNanos());
+        }
       }
       long left = deadline - System.nanoTime();
       if (left <= 0 || closing) {

@@ -26,11 +26,13 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
@@ -323,6 +325,32 @@ class AllocatorTest {
     serves.join();
     assertThat(allocator.lookup("signup-1")).map(Allocated::allocation).contains(allocation);
     assertThat(allocator.lookup("signup-2")).isEmpty();
+  }
+
+  @Test
+  void theEdgeIsProbedOnlyOnceTheStatusServesAndThenLessAndLessOften() {
+    InMemorySpareCluster c1 = cluster("c1", "default").ready("s1", "default", T0);
+    List<String> probed = new CopyOnWriteArrayList<>();
+    AtomicBoolean edgeServes = new AtomicBoolean();
+    Allocator allocator = new Allocator(records, sources, URLS, Clock.fixed(NOW, ZoneOffset.UTC), RETRY_AFTER, true,
+        hostname -> probed.add(hostname) && edgeServes.get(), registry);
+    allocators.add(allocator);
+    Allocation allocation = ((Allocated) allocator.allocate(request("signup-1"))).allocation();
+
+    assertThat(allocator.awaitServing(allocation, Duration.ofMillis(200))).as("the status does not serve yet").isFalse();
+    assertThat(probed).as("no edge probe before the status serves").isEmpty();
+
+    c1.nowServing("s1");
+    assertThat(allocator.awaitServing(allocation, Duration.ofSeconds(1))).as("the edge has no route yet").isFalse();
+    // Pauses of 50, 100, 200, 400 ms: probes at 0, 50, 150, 350 and 750 ms of the second, fewer on a slow
+    // machine; every SERVING_POLL (20 ms) it would be 50.
+    assertThat(probed).as("the edge probed at once, then after growing pauses").hasSizeBetween(1, 5)
+        .allMatch("s1.tenants.example"::equals);
+
+    edgeServes.set(true);
+    probed.clear();
+    assertThat(allocator.awaitServing(allocation, Duration.ofSeconds(1))).as("a new wait probes at once").isTrue();
+    assertThat(probed).hasSize(1);
   }
 
   @Test
