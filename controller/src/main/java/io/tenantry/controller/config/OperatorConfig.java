@@ -52,9 +52,9 @@ public record OperatorConfig(
     int httpPort,
     @JsonPropertyDescription("Port of /healthz, /readyz and /metrics, on a listener with threads of its own: no load on httpPort can fail a health check.")
     int probePort,
-    @JsonPropertyDescription("Requests httpPort handles at once; an allocation holds one while it waits on Datastore and Kubernetes.")
+    @JsonPropertyDescription("Requests httpPort handles at once on threads, counted apart for the allocation API and for the other routes (the edge gate): an allocation holds one while it waits on Datastore and Kubernetes; an answer waiting for its tenant to serve (?wait=) holds none.")
     int httpThreads,
-    @JsonPropertyDescription("Requests on httpPort that may wait for one of the httpThreads; more are answered 503 with Retry-After at once.")
+    @JsonPropertyDescription("Requests on httpPort that may wait for one of the httpThreads (the allocation API's, or the other routes'); more are answered 503 with Retry-After at once.")
     int httpQueue,
     @JsonPropertyDescription("Connections open at once on httpPort; at the cap no more are accepted (they wait in the kernel's backlog) until one closes, and open ones idle for 1 s are closed. A connection waiting for bytes holds no thread.")
     int httpMaxConnections,

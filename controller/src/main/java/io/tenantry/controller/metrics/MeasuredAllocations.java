@@ -10,6 +10,7 @@ import io.tenantry.spares.allocation.Allocations;
 import io.tenantry.spares.fleet.Allocation;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The allocation side as the signup API calls it, counting {@code tenantry_allocations_total{pool,outcome}}:
@@ -47,8 +48,8 @@ public final class MeasuredAllocations implements Allocations {
   }
 
   @Override
-  public boolean awaitServing(Allocation allocation, Duration wait) {
-    return allocations.awaitServing(allocation, wait);
+  public CompletableFuture<Boolean> whenServing(Allocation allocation, Duration wait) {
+    return allocations.whenServing(allocation, wait);
   }
 
   /** The pool label: the pool a spare was bound from or found empty; empty for the rest. */

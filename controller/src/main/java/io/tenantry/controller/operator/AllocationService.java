@@ -79,9 +79,10 @@ public final class AllocationService implements AutoCloseable {
         Duration.ofSeconds(settings.retryAfterSeconds()), settings.holdDuringSignupBursts(),
         ServingProbe.at(settings.servingProbeAddress()), registry);
     String token = readToken(Path.of(settings.tokenFile()));
-    // Half the listener's threads may wait for serving: the other half stay free for signups.
-    AllocationApi api = new AllocationApi(new MeasuredAllocations(allocator, registry), token,
-        settings.maxRequestBytes(), settings.defaultPool(), Math.max(1, config.httpThreads() / 2));
+    // The listener's limits, its own (it is served outside the listener's QoS); a wait holds a connection, no thread.
+    AllocationApi api = new AllocationApi(new MeasuredAllocations(allocator, registry), token, settings.maxRequestBytes(),
+        settings.defaultPool(), new AllocationApi.Limits(config.httpThreads(), config.httpQueue(), config.httpMaxConnections()),
+        registry);
     return new Parts(directory, allocator, api, token);
   }
 
@@ -101,7 +102,7 @@ public final class AllocationService implements AutoCloseable {
     service.refresh();
     service.refresh.scheduleWithFixedDelay(service::refresh, period, period, TimeUnit.SECONDS);
     // The token is checked from the headers before LeaderOnly or the API run, and before the body is read.
-    operator.serve(AllocationApi.PATH, new LeaderOnly(operator::isLeading, parts.api(), 1), parts.token());
+    operator.serveSelfLimited(AllocationApi.PATH, new LeaderOnly(operator::isLeading, parts.api(), 1), parts.token());
     LOG.info("allocation API serving {} {}", kv("path", AllocationApi.PATH), kv("clusters", parts.directory().clusters().size()));
     return service;
   }

@@ -398,9 +398,10 @@ public final class Operator implements AutoCloseable {
   /**
    * Serves a route only to callers presenting {@code Authorization: Bearer <token>}, such as the
    * allocation API: the others are refused from their headers, before any byte of the body is read.
+   * The route limits its own requests ({@link HttpEndpoints#serveSelfLimited}).
    */
-  public void serve(String path, Handler handler, String token) {
-    http.serve(path, handler, token);
+  public void serveSelfLimited(String path, Handler handler, String token) {
+    http.serveSelfLimited(path, handler, token);
   }
 
   /** The port of the allocation API (and whatever else {@link #serve} adds). */

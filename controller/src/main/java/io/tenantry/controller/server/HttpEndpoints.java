@@ -8,6 +8,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.eclipse.jetty.http.HttpHeader;
@@ -41,7 +43,10 @@ import org.slf4j.LoggerFactory;
  *       Jetty stops accepting (clients wait in the kernel's backlog) and closes connections idle for
  *       {@link #IDLE_AT_CAP}. A connection waiting for bytes holds no thread.</li>
  *   <li>runs at most {@code threads} handlers, and lets {@code queue} more wait without a thread
- *       ({@link QoSHandler}); beyond that, 503 with {@code Retry-After: 1} and {@code Connection: close}.</li>
+ *       ({@link QoSHandler}); beyond that, 503 with {@code Retry-After: 1} and {@code Connection: close}.
+ *       A route that limits itself ({@link #serveSelfLimited}) is outside that count, and has as many
+ *       threads again of its own: the QoS counts a request until its answer is sent, also while it
+ *       holds no thread.</li>
  *   <li>gives a request {@code readTimeout} from its first byte for its headers and body
  *       ({@link RequestDeadline}); no connection may stay silent, nor a write stall, longer than the
  *       shorter timeout (Jetty's idle timeout); headers over {@link #MAX_HEADER_BYTES} get 431.</li>
@@ -78,6 +83,8 @@ public final class HttpEndpoints implements AutoCloseable {
   private final Server api;
   private final PathMappingsHandler routes = new PathMappingsHandler();
   private final TokenGate gate;
+  /** The paths of routes that limit themselves: the API listener's QoS lets their requests through. */
+  private final Set<String> selfLimited = ConcurrentHashMap.newKeySet();
 
   /**
    * @param api where the API listener binds ({@code httpPort})
@@ -89,14 +96,14 @@ public final class HttpEndpoints implements AutoCloseable {
   public HttpEndpoints(InetSocketAddress api, InetSocketAddress probes, Limits limits, Tls tls, BooleanSupplier healthy,
       BooleanSupplier ready, PrometheusMeterRegistry registry) {
     this.gate = new TokenGate(rejected(registry, "api", "unauthenticated"), rejected(registry, "api", "throttled"));
-    this.api = server("api", api, limits, tls, routes, registry);
+    this.api = server("api", api, limits, tls, routes, selfLimited, registry);
     this.api.insertHandler(gate);
     PathMappingsHandler probeRoutes = new PathMappingsHandler();
     probeRoutes.addMapping(new ServletPathSpec("/healthz"), text(PLAIN, () -> healthy.getAsBoolean() ? "ok\n" : null));
     probeRoutes.addMapping(new ServletPathSpec("/readyz"), text(PLAIN, () -> ready.getAsBoolean() ? "ok\n" : null));
     probeRoutes.addMapping(new ServletPathSpec("/metrics"), text("text/plain; version=0.0.4; charset=utf-8", registry::scrape));
     this.probes = server("probe", probes, new Limits(2, 8, 16, limits.readTimeout(), limits.writeTimeout()), null, probeRoutes,
-        registry);
+        Set.of(), registry);
   }
 
   /** Serves another route on the API listener: {@code path} and everything below it, also once started. */
@@ -111,6 +118,16 @@ public final class HttpEndpoints implements AutoCloseable {
   public void serve(String path, Handler handler, String token) {
     gate.protect(path, token);
     serve(path, handler);
+  }
+
+  /**
+   * Serves a route behind the token, as {@link #serve(String, Handler, String)}, outside the listener's
+   * QoS: {@code handler} must itself run at most {@link Limits#threads} requests on threads at once
+   * and refuse what it cannot queue (the allocation API, whose answers wait for serving without a thread).
+   */
+  public void serveSelfLimited(String path, Handler handler, String token) {
+    selfLimited.add(path);
+    serve(path, handler, token);
   }
 
   /** Starts both listeners; a port that cannot be bound fails here. */
@@ -144,8 +161,9 @@ public final class HttpEndpoints implements AutoCloseable {
 
   /** A server on {@code address}: its bounded thread pool, one connector, the connection cap, {@code routes} within the limits. */
   private static Server server(String name, InetSocketAddress address, Limits limits, Tls tls, Handler routes,
-      MeterRegistry registry) {
-    int maxThreads = limits.threads() + SPARE_THREADS;
+      Set<String> selfLimited, MeterRegistry registry) {
+    // The QoS's handlers, and as many for the routes that limit themselves.
+    int maxThreads = 2 * limits.threads() + SPARE_THREADS;
     // Jetty's queue of tasks stays unbounded (a bounded one can drop Jetty's own tasks): the connection cap
     // and the QoS limits bound what reaches it.
     QueuedThreadPool threads = new QueuedThreadPool(maxThreads, Math.min(maxThreads, 4));
@@ -173,7 +191,7 @@ public final class HttpEndpoints implements AutoCloseable {
     ErrorHandler errors = new ErrorHandler(); // no stacks (Jetty's default), nor messages that could echo a client
     errors.setShowMessageInTitle(false);
     server.setErrorHandler(errors);
-    server.setHandler(limited(connector, limits, routes, registry, name));
+    server.setHandler(limited(connector, limits, routes, selfLimited, registry, name));
     return server;
   }
 
@@ -181,7 +199,8 @@ public final class HttpEndpoints implements AutoCloseable {
    * {@code handler} behind Jetty's QoS (waits for a handler without a thread; refuses with 503,
    * {@code Retry-After} and {@code Connection: close}) and the request deadline.
    */
-  private static Handler limited(ServerConnector connector, Limits limits, Handler handler, MeterRegistry registry, String name) {
+  private static Handler limited(ServerConnector connector, Limits limits, Handler handler, Set<String> selfLimited,
+      MeterRegistry registry, String name) {
     Counter busy = rejected(registry, name, "busy");
     QoSHandler qos = new QoSHandler(new RequestDeadline(handler, connector, limits.readTimeout(),
         rejected(registry, name, "timeout"), rejected(registry, name, "cut"))) {
@@ -193,6 +212,10 @@ public final class HttpEndpoints implements AutoCloseable {
         Response.writeError(request, response, callback, 503, "server busy; retry later");
       }
     };
+    qos.exclude(request -> {
+      String path = request.getHttpURI().getCanonicalPath();
+      return path != null && selfLimited.stream().anyMatch(p -> path.equals(p) || path.startsWith(p + "/"));
+    });
     qos.setMaxRequestCount(limits.threads());
     qos.setMaxSuspendedRequestCount(limits.queue());
     qos.setMaxSuspend(limits.readTimeout().plus(limits.writeTimeout()));

@@ -19,6 +19,7 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 /** Signups answered by the allocation side → tenantry_allocations_total by pool and outcome, pools named only when they exist. */
@@ -42,8 +43,8 @@ class MeasuredAllocationsTest {
     }
 
     @Override
-    public boolean awaitServing(Allocation allocation, Duration wait) {
-      return false;
+    public CompletableFuture<Boolean> whenServing(Allocation allocation, Duration wait) {
+      return CompletableFuture.completedFuture(false);
     }
   }, registry);
 

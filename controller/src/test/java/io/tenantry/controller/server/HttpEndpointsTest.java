@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -198,6 +199,38 @@ class HttpEndpointsTest {
     assertThat(queued.get(5, TimeUnit.SECONDS).status).as("the queued request is served, not refused").isEqualTo(200);
     sockets.forEach(HttpEndpointsTest::closeQuietly);
     assertThat(servedAgain()).as("served once the slow clients are gone").isEqualTo("5");
+  }
+
+  @Test
+  void requestsARouteThatLimitsItselfHoldsWithoutAThreadTakeNoPlaceInTheListenersQueue() throws Exception {
+    create(new HttpEndpoints.Limits(1, 0, 16, Duration.ofSeconds(5), Duration.ofSeconds(5)));
+    List<Runnable> held = new CopyOnWriteArrayList<>();
+    http.serveSelfLimited("/v1/hold", new Handler.Abstract() {
+      @Override
+      public boolean handle(Request request, org.eclipse.jetty.server.Response response, Callback callback) {
+        // as an allocation waiting for its tenant to serve: answered later, from another thread
+        held.add(() -> Content.Sink.write(response, true, "served", callback));
+        return true;
+      }
+    }, "t0ken");
+    http.start();
+
+    List<Future<Response>> holding = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      holding.add(callers.submit(() -> call(http.port(), "POST /v1/hold HTTP/1.1\r\nHost: tenantry\r\n"
+          + "Authorization: Bearer t0ken\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")));
+    }
+    for (int i = 0; i < 50 && held.size() < 3; i++) {
+      Thread.sleep(100);
+    }
+    assertThat(held).hasSize(3);
+
+    assertThat(post(http.port(), "/v1/echo", "hello").status).as("the one thread and no queue: still served").isEqualTo(200);
+    assertThat(post(http.port(), "/v1/hold", "").status).as("behind the token all the same").isEqualTo(401);
+    held.forEach(Runnable::run);
+    for (Future<Response> answer : holding) {
+      assertThat(answer.get(5, TimeUnit.SECONDS).body).isEqualTo("served");
+    }
   }
 
   @Test

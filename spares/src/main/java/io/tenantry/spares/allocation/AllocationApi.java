@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.cloud.datastore.DatastoreException;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.tenantry.spares.allocation.AllocationOutcome.Allocated;
 import io.tenantry.spares.allocation.AllocationOutcome.NoSpare;
 import io.tenantry.spares.allocation.AllocationOutcome.SubdomainRefused;
@@ -16,6 +18,7 @@ import io.tenantry.spares.fleet.FleetInputException;
 import io.tenantry.spares.fleet.FleetNames;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.nio.ByteBuffer;
@@ -42,10 +45,13 @@ import org.slf4j.LoggerFactory;
  *  "subdomain": "acme"}</pre>
  * ({@code pool} and {@code subdomain} optional). {@code GET /v1/allocations/<requestId>} answers what
  * the request id received, as its POST did, or 404. Both take {@code ?wait=5s} (at most 30 s): the
- * answer waits up to that long for the tenant to serve at its URL. A waiting answer holds one of the
- * listener's threads, so at most {@code maxWaiting} answers wait at once; beyond that an answer comes
- * at once, {@code serving} as it is then, and the caller asks {@code status} again: signups are never
- * refused for want of a thread while earlier customers' waits hold them all. Answers, always JSON:
+ * answer waits up to that long for the tenant to serve at its URL. A waiting answer holds no thread
+ * ({@link Allocations#whenServing}) and no place among the requests being handled; at most
+ * {@link Limits#waits} answers wait at once, and beyond that an answer comes at once, {@code serving}
+ * as it is then, and the caller asks {@code status} again. Requests are handled on at most
+ * {@link Limits#threads} threads at once, up to {@link Limits#queue} more wait for one, and more are
+ * refused with 503 {@code Retry-After: 1} ({@code tenantry_http_rejected_total{listener="api",reason="busy"}}):
+ * the API limits itself, and is served outside its listener's QoS. Answers, always JSON:
  * <ul>
  *   <li>200 {@code {"requestId", "tenant", "namespace", "cluster", "organization", "email", "allocatedAt", "url",
  *       "serving", "status"}}, the same for every retry of the request id, whatever subdomain the retry
@@ -57,7 +63,7 @@ import org.slf4j.LoggerFactory;
  *   <li>409 {@code {"error", "field": "subdomain"}}: another tenant holds the subdomain; nothing was bound;</li>
  *   <li>401 missing or wrong token; 404 (GET) no allocation for the request id; 405 another method;
  *       413 body too large; 415 not JSON; 400 on {@code wait} when it is not a duration of at most 30 s;</li>
- *   <li>503 with {@code Retry-After}: no Ready spare (the pool grows), or the fleet records or a
+ *   <li>503 with {@code Retry-After}: the API is busy (see above), no Ready spare (the pool grows), or the fleet records or a
  *       cluster cannot be reached; in the operator, also any request with the token to a replica
  *       that does not lead (the operator's listener checks the token first: only the leader serves
  *       allocations).</li>
@@ -79,26 +85,44 @@ public final class AllocationApi extends Handler.Abstract {
   private final int maxBodyBytes;
   private final String defaultPool;
   private final Semaphore waiting;
+  private final Admission admission;
+  private final Counter busy;
+
+  /**
+   * The API's limits.
+   *
+   * @param threads requests handled at once, each on a thread: reading the body, allocating, looking a request id up
+   * @param queue requests that may wait for one of those, holding no thread; more are refused with 503
+   * @param waits answers that may wait for their tenant to serve at once, holding no thread
+   */
+  public record Limits(int threads, int queue, int waits) {
+    public Limits {
+      if (threads < 1 || queue < 0 || waits < 1) {
+        throw new IllegalArgumentException("allocation API limits: threads and waits must be at least 1, queue not negative");
+      }
+    }
+  }
 
   /**
    * @param allocator what serves a request once it is accepted: in the operator, the {@link Allocator}
    * @param token the bearer token callers must present
    * @param maxBodyBytes the largest body read; a larger one is refused with 413
    * @param defaultPool the pool of requests that name none
-   * @param maxWaiting how many answers may wait for serving at once (fewer than the listener's threads)
+   * @param limits what the API handles at once, and what waits
+   * @param registry where refusals are counted
    */
-  public AllocationApi(Allocations allocator, String token, int maxBodyBytes, String defaultPool, int maxWaiting) {
+  public AllocationApi(Allocations allocator, String token, int maxBodyBytes, String defaultPool, Limits limits,
+      MeterRegistry registry) {
     if (token == null || token.isBlank()) {
       throw new IllegalArgumentException("allocation token must not be empty");
-    }
-    if (maxWaiting < 1) {
-      throw new IllegalArgumentException("maxWaiting must be at least 1");
     }
     this.allocator = allocator;
     this.token = token.strip().getBytes(StandardCharsets.UTF_8);
     this.maxBodyBytes = maxBodyBytes;
     this.defaultPool = defaultPool;
-    this.waiting = new Semaphore(maxWaiting);
+    this.waiting = new Semaphore(limits.waits());
+    this.admission = new Admission(limits.threads(), limits.queue());
+    this.busy = Counter.builder("tenantry.http.rejected").tag("listener", "api").tag("reason", "busy").register(registry);
   }
 
   /** One request being answered: it is answered exactly once, by {@link #respond}. */
@@ -113,11 +137,28 @@ public final class AllocationApi extends Handler.Abstract {
     }
   }
 
-  /** Blocking: the body is read, and the allocator called, on the request's thread. */
+  /**
+   * Within the {@link Admission}: the body is read, and the allocator called, on a thread of the
+   * listener; a wait for serving then holds none.
+   */
   @Override
-  public boolean handle(Request request, Response response, Callback callback) throws IOException {
-    handle(new Exchange(request, response, callback));
+  public boolean handle(Request request, Response response, Callback callback) {
+    Exchange exchange = new Exchange(request, response, callback);
+    if (!admission.submit(() -> handleAdmitted(exchange), request.getComponents().getExecutor())) {
+      busy.increment();
+      exchange.setHeader("Retry-After", "1");
+      exchange.setHeader("Connection", "close");
+      error(exchange, 503, null, "the allocation API is busy; retry");
+    }
     return true;
+  }
+
+  private void handleAdmitted(Exchange exchange) {
+    try {
+      handle(exchange);
+    } catch (IOException | RuntimeException e) { // the body could not be read, or a fault: Jetty answers (500) or closes
+      exchange.callback().failed(e);
+    }
   }
 
   private void handle(Exchange exchange) throws IOException {
@@ -174,7 +215,7 @@ public final class AllocationApi extends Handler.Abstract {
   }
 
   /** GET: the allocation a request id received, as its POST answered it, with whether it serves yet. */
-  private void status(Exchange exchange, String rawId, Duration wait) throws IOException {
+  private void status(Exchange exchange, String rawId, Duration wait) {
     String requestId = URLDecoder.decode(rawId, StandardCharsets.UTF_8);
     Optional<Allocated> allocated;
     try {
@@ -193,7 +234,7 @@ public final class AllocationApi extends Handler.Abstract {
       error(exchange, 404, "requestId", "no allocation for request id " + requestId);
       return;
     }
-    respond(exchange, 200, body(allocated.get(), wait));
+    respondWhenServing(exchange, allocated.get(), wait);
   }
 
   /**
@@ -220,7 +261,7 @@ public final class AllocationApi extends Handler.Abstract {
     return Duration.ZERO;
   }
 
-  private void answer(Exchange exchange, AllocationRequest request, Duration wait) throws IOException {
+  private void answer(Exchange exchange, AllocationRequest request, Duration wait) {
     AllocationOutcome outcome;
     try {
       outcome = allocator.allocate(request);
@@ -240,7 +281,7 @@ public final class AllocationApi extends Handler.Abstract {
       return;
     }
     if (outcome instanceof Allocated allocated) {
-      respond(exchange, 200, body(allocated, wait));
+      respondWhenServing(exchange, allocated, wait);
     } else if (outcome instanceof NoSpare none) {
       exchange.setHeader("Retry-After", Long.toString(Math.max(1, none.retryAfter().toSeconds())));
       error(exchange, 503, null, none.message());
@@ -254,7 +295,7 @@ public final class AllocationApi extends Handler.Abstract {
     }
   }
 
-  private boolean authorized(Exchange exchange) throws IOException {
+  private boolean authorized(Exchange exchange) {
     String header = exchange.header("Authorization");
     exchange.setHeader("WWW-Authenticate", "Bearer");
     if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
@@ -288,20 +329,27 @@ public final class AllocationApi extends Handler.Abstract {
     }
   }
 
-  /** The answer's body, {@code serving} after waiting up to {@code wait} for it while a wait is free. */
-  private ObjectNode body(Allocated allocated, Duration wait) {
+  /**
+   * Answers 200 with {@code allocated}, once it serves or {@code wait} ends while a wait is free (from
+   * the thread that learns it), else at once with {@code serving} as it is now.
+   */
+  private void respondWhenServing(Exchange exchange, Allocated allocated, Duration wait) {
+    if (wait.isZero() || !waiting.tryAcquire()) {
+      respond(exchange, 200, body(allocated, allocator.whenServing(allocated.allocation(), Duration.ZERO).join()));
+      return;
+    }
+    allocator.whenServing(allocated.allocation(), wait).whenComplete((serving, failure) -> {
+      waiting.release();
+      if (failure != null) {
+        LOG.warn("serving wait failed {} {}", kv("requestId", allocated.allocation().requestId()), kv("error", failure.toString()));
+      }
+      respond(exchange, 200, body(allocated, Boolean.TRUE.equals(serving)));
+    });
+  }
+
+  private static ObjectNode body(Allocated allocated, boolean serving) {
     Allocation allocation = allocated.allocation();
     String url = allocated.url();
-    boolean serving;
-    if (!wait.isZero() && waiting.tryAcquire()) {
-      try {
-        serving = allocator.awaitServing(allocation, wait);
-      } finally {
-        waiting.release();
-      }
-    } else {
-      serving = allocator.awaitServing(allocation, Duration.ZERO);
-    }
     ObjectNode node = JSON.createObjectNode();
     node.put("requestId", allocation.requestId());
     node.put("tenant", allocation.tenant());
@@ -318,7 +366,7 @@ public final class AllocationApi extends Handler.Abstract {
     return node;
   }
 
-  private static void error(Exchange exchange, int code, String field, String message) throws IOException {
+  private static void error(Exchange exchange, int code, String field, String message) {
     ObjectNode node = JSON.createObjectNode();
     node.put("error", message);
     if (field != null) {
@@ -327,8 +375,13 @@ public final class AllocationApi extends Handler.Abstract {
     respond(exchange, code, node);
   }
 
-  private static void respond(Exchange exchange, int code, ObjectNode node) throws IOException {
-    byte[] bytes = JSON.writeValueAsBytes(node);
+  private static void respond(Exchange exchange, int code, ObjectNode node) {
+    byte[] bytes;
+    try {
+      bytes = JSON.writeValueAsBytes(node);
+    } catch (IOException e) { // a tree of strings and booleans always serializes
+      throw new UncheckedIOException(e);
+    }
     exchange.setHeader("Content-Type", "application/json");
     exchange.response().setStatus(code);
     exchange.response().write(true, ByteBuffer.wrap(bytes), exchange.callback());

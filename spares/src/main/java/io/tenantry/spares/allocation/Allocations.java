@@ -3,6 +3,7 @@ package io.tenantry.spares.allocation;
 import io.tenantry.spares.fleet.Allocation;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * What the signup API asks of the allocation side: serve one request. {@link Allocator} is the
@@ -32,8 +33,9 @@ public interface Allocations {
   Optional<AllocationOutcome.Allocated> lookup(String requestId);
 
   /**
-   * Whether the allocated tenant serves at its URL, waiting up to {@code wait} for it to: the signup
-   * service sends its customer there once it does.
+   * Whether the allocated tenant serves at its URL, known within {@code wait}: the signup service
+   * sends its customer there once it does. Completes at once when the tenant serves already or the
+   * wait is zero, and never holds the caller's thread longer than one look.
    */
-  boolean awaitServing(Allocation allocation, Duration wait);
+  CompletableFuture<Boolean> whenServing(Allocation allocation, Duration wait);
 }

@@ -78,16 +78,6 @@ public final class Allocator implements Allocations, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Allocator.class);
   /** Spares tried for one request before it is answered with a 503 (they were all taken under it). */
   private static final int MAX_CANDIDATES = 8;
-  /** How often {@link #awaitServing} looks at the bound tenant again. */
-  private static final Duration SERVING_POLL = Duration.ofMillis(20);
-  /**
-   * The pause after the first edge probe of one wait; it doubles after each probe that finds the
-   * hostname not served, up to {@link #EDGE_PROBE_MAX_PAUSE}. A probe is a request through the edge
-   * (and, for a gated route, the edge's request back to this listener): every {@link #SERVING_POLL}
-   * it was 50 a second per waiting signup, while a new hostname takes the edge seconds to load.
-   */
-  static final Duration EDGE_PROBE_FIRST_PAUSE = Duration.ofMillis(50);
-  static final Duration EDGE_PROBE_MAX_PAUSE = Duration.ofMillis(500);
   /**
    * How often this process stamps one pool's shortage. The surge a stamp starts lasts minutes; without
    * this, every signup a dry pool answers 503 would write the SparePool again (and wake its
@@ -104,7 +94,7 @@ public final class Allocator implements Allocations, AutoCloseable {
   private final Clock clock;
   private final Duration retryAfter;
   private final boolean holdDuringBursts;
-  private final ServingProbe probe;
+  private final ServingWaits servingWaits;
   private final MeterRegistry registry;
   private final ExecutorService recorder = Executors.newSingleThreadExecutor(r -> {
     Thread t = new Thread(r, "allocation-recorder");
@@ -145,7 +135,7 @@ public final class Allocator implements Allocations, AutoCloseable {
     this.clock = clock;
     this.retryAfter = retryAfter;
     this.holdDuringBursts = holdDuringBursts;
-    this.probe = probe;
+    this.servingWaits = new ServingWaits(directory, urls, probe, registry);
     this.registry = registry;
   }
 
@@ -390,36 +380,10 @@ public final class Allocator implements Allocations, AutoCloseable {
     return directory.reachesAll() ? Optional.empty() : records.findAllocation(requestId);
   }
 
-  /**
-   * Polls the cluster's cache every {@link #SERVING_POLL} (a few map lookups) until the tenant's
-   * status says it serves, then, with routing on, the edge through the probe: at once, then after
-   * pauses growing from {@link #EDGE_PROBE_FIRST_PAUSE} to {@link #EDGE_PROBE_MAX_PAUSE}.
-   */
+  /** See {@link ServingWaits}: no caller's thread is held while the tenant does not serve yet. */
   @Override
-  public boolean awaitServing(Allocation allocation, Duration wait) {
-    long deadline = System.nanoTime() + wait.toNanos();
-    long nextProbe = System.nanoTime();
-    long pause = EDGE_PROBE_FIRST_PAUSE.toNanos();
-    while (true) {
-      Optional<? extends SpareSource> cluster = directory.cluster(allocation.cluster());
-      if (cluster.isPresent() && cluster.get().serving(allocation.tenant(), urls.exposure())) {
-        if (!urls.enabled()) {
-          return true;
-        }
-        if (System.nanoTime() - nextProbe >= 0) {
-          if (probe.serves(urls.hostname(allocation.label()))) {
-            return true;
-          }
-          nextProbe = System.nanoTime() + pause;
-          pause = Math.min(pause * 2, EDGE_PROBE_MAX_PAUSE.toNanos());
-        }
-      }
-      long left = deadline - System.nanoTime();
-      if (left <= 0 || closing) {
-        return false;
-      }
-      LockSupport.parkNanos(Math.min(left, SERVING_POLL.toNanos()));
-    }
+  public CompletableFuture<Boolean> whenServing(Allocation allocation, Duration wait) {
+    return servingWaits.whenServing(allocation, wait);
   }
 
   private void remember(Allocation allocation) {
@@ -585,6 +549,7 @@ public final class Allocator implements Allocations, AutoCloseable {
   @Override
   public void close() {
     closing = true;
+    servingWaits.close();
     recorder.shutdown();
     try {
       recorder.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);

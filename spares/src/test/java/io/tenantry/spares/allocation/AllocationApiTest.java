@@ -39,6 +39,8 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Stream;
@@ -62,6 +64,8 @@ class AllocationApiTest {
   private static final String TOKEN = "s3cret-token";
   private static final int MAX_BODY = 256;
   private static final int MAX_WAITING = 2;
+  /** One thread, one more request queued: the waits hold neither. */
+  private static final AllocationApi.Limits LIMITS = new AllocationApi.Limits(1, 1, MAX_WAITING);
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String VALID = "{\"requestId\":\"signup-1\",\"organization\":\"Initech\",\"email\":\"ops@initech.example\"}";
   private static final Allocation ALLOCATION = new Allocation("signup-1", "Initech", "ops@initech.example", "default-x7k2p",
@@ -77,6 +81,8 @@ class AllocationApiTest {
   private volatile Function<AllocationRequest, AllocationOutcome> answer = r -> new Allocated(ALLOCATION, URL, false);
   private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
       .connectTimeout(Duration.ofSeconds(5)).build();
+  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+  private final ExecutorService waiters = Executors.newCachedThreadPool();
   private Server server;
   private URI base;
 
@@ -95,20 +101,23 @@ class AllocationApiTest {
       }
 
       @Override
-      public boolean awaitServing(Allocation allocation, Duration wait) {
+      public CompletableFuture<Boolean> whenServing(Allocation allocation, Duration wait) {
         waits.add(wait);
-        if (!wait.isZero()) {
-          waiting.countDown();
-          await(servingArrives);
+        if (wait.isZero()) {
+          return CompletableFuture.completedFuture(serving);
         }
-        return serving;
+        waiting.countDown();
+        return CompletableFuture.supplyAsync(() -> {
+          await(servingArrives);
+          return serving;
+        }, waiters);
       }
     };
     server = new Server();
     ServerConnector connector = new ServerConnector(server);
     connector.setHost(InetAddress.getLoopbackAddress().getHostAddress());
     server.addConnector(connector);
-    server.setHandler(new AllocationApi(stub, TOKEN, MAX_BODY, "default", MAX_WAITING));
+    server.setHandler(new AllocationApi(stub, TOKEN, MAX_BODY, "default", LIMITS, registry));
     server.start();
     base = URI.create("http://127.0.0.1:" + connector.getLocalPort());
   }
@@ -117,6 +126,7 @@ class AllocationApiTest {
   void stop() throws Exception {
     servingArrives.countDown();
     server.stop();
+    waiters.shutdownNow();
   }
 
   /** An HTTP request as a case describes it; a null header is left out. */
@@ -295,7 +305,7 @@ class AllocationApiTest {
   }
 
   @Test
-  void pastMaxWaitingAnswersComeAtOnceSoWaitsNeverHoldEveryThreadFromSignups() throws Exception {
+  void waitsHoldNoThreadAndPastTheirLimitAnswersComeAtOnce() throws Exception {
     waiting = new CountDownLatch(MAX_WAITING);
     servingArrives = new CountDownLatch(1);
     String status = AllocationApi.PATH + "/signup-1?wait=30s";
@@ -318,6 +328,35 @@ class AllocationApiTest {
       assertThat(JSON.readTree(answer.get(5, TimeUnit.SECONDS).body()).get("serving").asBoolean()).isTrue();
     }
     assertThat(waits).filteredOn(Duration::isZero).as("the two past the budget looked once").hasSize(2);
+  }
+
+  @Test
+  void pastItsThreadsAndQueueTheApiRefusesAtOnceWithRetryAfterAndCountsIt() throws Exception {
+    CountDownLatch allocating = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    answer = r -> {
+      allocating.countDown();
+      await(release);
+      return new Allocated(ALLOCATION, URL, false);
+    };
+    CompletableFuture<HttpResponse<String>> running = client.sendAsync(request(Call.post(VALID)), BodyHandlers.ofString());
+    assertThat(allocating.await(5, TimeUnit.SECONDS)).as("the one thread allocates").isTrue();
+    List<CompletableFuture<HttpResponse<String>>> more = List.of(
+        client.sendAsync(request(Call.post(VALID)), BodyHandlers.ofString()),
+        client.sendAsync(request(Call.post(VALID)), BodyHandlers.ofString()));
+
+    HttpResponse<String> refused = (HttpResponse<String>) CompletableFuture.anyOf(more.toArray(CompletableFuture[]::new))
+        .get(5, TimeUnit.SECONDS);
+    assertThat(refused.statusCode()).as("one queued, the other refused while the thread is held").isEqualTo(503);
+    assertThat(refused.headers().firstValue("Retry-After")).contains("1");
+    assertThat(JSON.readTree(refused.body()).get("error").asText()).contains("busy");
+    assertThat(registry.counter("tenantry.http.rejected", "listener", "api", "reason", "busy").count()).isEqualTo(1);
+
+    release.countDown();
+    assertThat(running.get(5, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+    assertThat(more.stream().map(f -> f.join().statusCode())).as("the queued one is served once the thread is free")
+        .containsExactlyInAnyOrder(200, 503);
+    assertThat(received).hasSize(2);
   }
 
   @Test
@@ -507,7 +546,7 @@ class AllocationApiTest {
   @Test
   void anEmptyTokenIsRefusedAtConstruction() {
     assertThatThrownBy(() -> new AllocationApi(new Allocator(new InMemoryFleetRecords(), new InMemorySpareSources(),
-        TenantUrls.OFF, Clock.systemUTC(), Duration.ofSeconds(1), true, ServingProbe.NONE, new SimpleMeterRegistry()), " ", MAX_BODY, "default", MAX_WAITING))
+        TenantUrls.OFF, Clock.systemUTC(), Duration.ofSeconds(1), true, ServingProbe.NONE, new SimpleMeterRegistry()), " ", MAX_BODY, "default", LIMITS, registry))
         .isInstanceOf(IllegalArgumentException.class);
   }
 }

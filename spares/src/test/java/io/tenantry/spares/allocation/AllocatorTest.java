@@ -26,6 +26,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -313,7 +314,7 @@ class AllocatorTest {
     Allocation allocation = ((Allocated) allocator.allocate(request("signup-1"))).allocation();
 
     long started = System.nanoTime();
-    assertThat(allocator.awaitServing(allocation, Duration.ofMillis(200))).as("not serving yet").isFalse();
+    assertThat(allocator.whenServing(allocation, Duration.ofMillis(200)).join()).as("not serving yet").isFalse();
     assertThat(System.nanoTime() - started).as("waited the 200 ms asked").isGreaterThanOrEqualTo(200_000_000L);
 
     Thread serves = new Thread(() -> {
@@ -321,7 +322,7 @@ class AllocatorTest {
       c1.nowServing("s1");
     });
     serves.start();
-    assertThat(allocator.awaitServing(allocation, Duration.ofSeconds(10))).isTrue();
+    assertThat(allocator.whenServing(allocation, Duration.ofSeconds(10)).join()).isTrue();
     serves.join();
     assertThat(allocator.lookup("signup-1")).map(Allocated::allocation).contains(allocation);
     assertThat(allocator.lookup("signup-2")).isEmpty();
@@ -337,20 +338,33 @@ class AllocatorTest {
     allocators.add(allocator);
     Allocation allocation = ((Allocated) allocator.allocate(request("signup-1"))).allocation();
 
-    assertThat(allocator.awaitServing(allocation, Duration.ofMillis(200))).as("the status does not serve yet").isFalse();
+    assertThat(allocator.whenServing(allocation, Duration.ofMillis(200)).join()).as("the status does not serve yet").isFalse();
     assertThat(probed).as("no edge probe before the status serves").isEmpty();
 
     c1.nowServing("s1");
-    assertThat(allocator.awaitServing(allocation, Duration.ofSeconds(1))).as("the edge has no route yet").isFalse();
+    assertThat(allocator.whenServing(allocation, Duration.ofSeconds(1)).join()).as("the edge has no route yet").isFalse();
     // Pauses of 50, 100, 200, 400 ms: probes at 0, 50, 150, 350 and 750 ms of the second, fewer on a slow
     // machine; every SERVING_POLL (20 ms) it would be 50.
     assertThat(probed).as("the edge probed at once, then after growing pauses").hasSizeBetween(1, 5)
         .allMatch("s1.tenants.example"::equals);
+    assertThat(registry.counter("tenantry.allocation.edge.probes").count()).as("counted").isEqualTo(probed.size());
 
     edgeServes.set(true);
     probed.clear();
-    assertThat(allocator.awaitServing(allocation, Duration.ofSeconds(1))).as("a new wait probes at once").isTrue();
+    assertThat(allocator.whenServing(allocation, Duration.ofSeconds(1)).join()).as("a new wait probes at once").isTrue();
     assertThat(probed).hasSize(1);
+  }
+
+  @Test
+  void aWaitHoldsNoThreadAndEndsNotServingWhenTheAllocatorCloses() throws Exception {
+    cluster("c1", "default").ready("s1", "default", T0);
+    Allocator allocator = newAllocator();
+    Allocation allocation = ((Allocated) allocator.allocate(request("signup-1"))).allocation();
+
+    CompletableFuture<Boolean> serving = allocator.whenServing(allocation, Duration.ofSeconds(30));
+    assertThat(serving).as("returned at once, waiting elsewhere").isNotDone();
+    allocator.close();
+    assertThat(serving.get(1, TimeUnit.SECONDS)).isFalse();
   }
 
   @Test
