@@ -10,6 +10,8 @@ import java.util.concurrent.Executor;
  * finish (on the executor they came with); beyond that they are refused at once. The API limits
  * itself rather than sit behind its listener's QoS, which counts a request until its answer is sent:
  * an answer waiting for its tenant to serve holds no thread, and must not hold a place either.
+ * A queued request has no deadline of its own: it waits for a running one to end, and those are
+ * bounded by their clients' timeouts (Kubernetes, Datastore) and the listener's read timeout.
  */
 final class Admission {
 
