@@ -344,7 +344,7 @@ class AllocatorTest {
     c1.nowServing("s1");
     assertThat(allocator.whenServing(allocation, Duration.ofSeconds(1)).join()).as("the edge has no route yet").isFalse();
     // Pauses of 50, 100, 200, 400 ms: probes at 0, 50, 150, 350 and 750 ms of the second, fewer on a slow
-    // machine; every SERVING_POLL (20 ms) it would be 50.
+    // machine; at every status poll (ServingWaits.STATUS_POLL, 20 ms) it would be 50.
     assertThat(probed).as("the edge probed at once, then after growing pauses").hasSizeBetween(1, 5)
         .allMatch("s1.tenants.example"::equals);
     assertThat(registry.counter("tenantry.allocation.edge.probes").count()).as("counted").isEqualTo(probed.size());
