@@ -4,12 +4,12 @@ import static net.logstash.logback.argument.StructuredArguments.kv;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.controller.metrics.MeasuredAllocations;
 import io.tenantry.controller.metrics.MeasuredFleetRecords;
 import io.tenantry.spares.allocation.AllocationApi;
 import io.tenantry.spares.allocation.Allocator;
+import io.tenantry.spares.allocation.BindListener;
 import io.tenantry.spares.allocation.ClusterDirectory;
 import io.tenantry.spares.allocation.ServingProbe;
 import io.tenantry.spares.allocation.TenantUrls;
@@ -25,7 +25,6 @@ import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,7 +66,7 @@ public final class AllocationService implements AutoCloseable {
    * @param onLocalBind told of each spare bound in this cluster (the operator's {@link Operator#boundRoutes()})
    */
   public static Parts wire(OperatorConfig config, KubernetesClient client, FleetRecords unmeasuredRecords, MeterRegistry registry,
-      Clock clock, Consumer<Tenant> onLocalBind) {
+      Clock clock, BindListener onLocalBind) {
     OperatorConfig.Allocation settings = config.allocation();
     // Datastore calls timed and signups counted by pool here, where they are composed (io.tenantry.controller.metrics).
     FleetRecords records = new MeasuredFleetRecords(unmeasuredRecords, registry);

@@ -151,7 +151,7 @@ public final class Operator implements AutoCloseable {
     if (config.routing().spareGate().mode() == OperatorConfig.SpareGateMode.FORWARD_AUTH) {
       // The edge asks before each request to a spare's route; only the leader's cache knows, a standby's 503 keeps it closed.
       http.serve(EdgeGate.PATH.substring(0, EdgeGate.PATH.length() - 1),
-          new LeaderOnly(this::isLeading, new EdgeGateEndpoint(parts.cache()::tenant), 1));
+          new LeaderOnly(this::isLeading, new EdgeGateEndpoint(parts.cache()::tenant, config.routing()), 1));
     }
   }
 

@@ -3,25 +3,31 @@ package io.tenantry.controller.routing;
 import static net.logstash.logback.argument.StructuredArguments.kv;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.controller.apply.ChangePlan;
 import io.tenantry.controller.apply.Converger;
+import io.tenantry.controller.apply.ObjectKey;
 import io.tenantry.controller.apply.WriteFailure;
 import io.tenantry.controller.cache.ClusterView;
 import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.controller.config.Plan;
 import io.tenantry.controller.resources.IdentityModel;
 import io.tenantry.controller.resources.TenantContext;
+import io.tenantry.spares.allocation.BindListener;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Consumer;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,7 +37,8 @@ import org.slf4j.LoggerFactory;
  * worker and the tenant's other writes. A spare's route is in place already, gated
  * ({@link SpareGate}): bound without a subdomain, opening its exposed Services is all there is to
  * write; with one, its route is rewritten for the new hostname too. The tenant's identity goes
- * with them, so that the first page names its customer. What is written is what the
+ * with them, so that the first page names its customer; with spares gated at the edge, a
+ * subdomain's route is written alongside the bind ({@link #binding}). What is written is what the
  * sync writes ({@link TenantRouting}: the hostnames the tenant holds, claimed first; the Services
  * open), applied the same way; the sync finds it in place. Given the Tenant as the bind stored it,
  * on the signup's path, so the writes happen on threads of their own. What is not written here (an
@@ -40,7 +47,7 @@ import org.slf4j.LoggerFactory;
  * applied once. A subdomain's hostname was claimed by the allocation API before the bind, and is not
  * claimed again here.
  */
-public final class BoundRoutes implements Consumer<Tenant>, AutoCloseable {
+public final class BoundRoutes implements BindListener, AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(BoundRoutes.class);
   private static final List<String> OUTCOMES = List.of("written", "inPlace", "notRouted", "stale", "failed");
@@ -52,6 +59,8 @@ public final class BoundRoutes implements Consumer<Tenant>, AutoCloseable {
   private final RoutesInFlight inFlight;
   private final ExecutorService writers;
   private final MeterRegistry registry;
+  /** Routes being written ahead of their binds ({@link #binding}), by tenant: what each wrote. */
+  private final Map<String, CompletableFuture<List<HasMetadata>>> ahead = new ConcurrentHashMap<>();
 
   /** @param threads how many routes are written at once (at least one) */
   public BoundRoutes(OperatorConfig config, TenantRouting routing, ClusterView cache, Converger converger,
@@ -71,23 +80,109 @@ public final class BoundRoutes implements Consumer<Tenant>, AutoCloseable {
     });
   }
 
+  /**
+   * Ahead of a bind naming a subdomain, with spares gated at the edge: the route is rewritten for
+   * the new hostname alongside the bind rather than after it, since loading a new hostname is the
+   * edge's slowest step. Safe before the bind is stored: only the HTTPRoute is written, behind the
+   * spare's gate as it asks, and the gate lets through only a bound tenant's own hostnames
+   * ({@link EdgeGateEndpoint}); a spare that ends up not bound, or bound by another process to another
+   * customer, serves no one at this name. Its identity, which would name the customer, waits for
+   * the bind. A bind that fails leaves the spare's route to its sync, queued at once.
+   */
   @Override
-  public void accept(Tenant bound) {
-    String name = bound.getMetadata().getName();
-    if (bound.getSpec().getSubdomain() != null && config.routing().enabled()) {
-      routing.boundWithSubdomain(bound, config.routing());
+  public Runnable binding(Tenant spare, Tenant binding) {
+    OperatorConfig.Routing settings = config.routing();
+    if (binding.getSpec().getSubdomain() == null || !settings.enabled()
+        || settings.spareGate().mode() != OperatorConfig.SpareGateMode.FORWARD_AUTH) {
+      return () -> { };
     }
-    inFlight.started(bound);
+    String name = binding.getMetadata().getName();
+    // As the bind will store it: a spec change is a new generation (its sync holds off the route until the cache
+    // shows that one), the status unchanged (where its namespace is).
+    Tenant expected = new Tenant();
+    expected.setMetadata(new ObjectMetaBuilder(binding.getMetadata()).withGeneration(generation(spare) + 1).build());
+    expected.setSpec(binding.getSpec());
+    expected.setStatus(spare.getStatus());
+    routing.boundWithSubdomain(expected, settings);
+    inFlight.started(expected);
+    CompletableFuture<List<HasMetadata>> written = new CompletableFuture<>();
+    ahead.put(name, written);
     try {
-      writers.execute(() -> write(bound));
+      writers.execute(() -> written.complete(writeAhead(expected)));
     } catch (RejectedExecutionException e) {
-      inFlight.notWritten(name); // Closing: the tenant's sync writes the route.
+      written.complete(List.of());
+    }
+    return () -> {
+      ahead.remove(name, written);
+      written.whenComplete((objects, e) -> {
+        inFlight.notBound(name);
+        aheadCounter("undone").increment();
+      });
+    };
+  }
+
+  /** The bind is stored: the rest of the way in is written now, after what was written ahead of it. */
+  @Override
+  public void bound(Tenant bound) {
+    String name = bound.getMetadata().getName();
+    CompletableFuture<List<HasMetadata>> written = ahead.remove(name);
+    if (written == null) {
+      if (bound.getSpec().getSubdomain() != null && config.routing().enabled()) {
+        routing.boundWithSubdomain(bound, config.routing());
+      }
+      inFlight.started(bound);
+      written = CompletableFuture.completedFuture(List.of());
+    }
+    written.thenAccept(ahead -> {
+      try {
+        writers.execute(() -> write(bound, ahead));
+      } catch (RejectedExecutionException e) {
+        inFlight.notWritten(name); // Closing: the tenant's sync writes the route.
+      }
+    });
+  }
+
+  /**
+   * The HTTPRoute of the Tenant a bind is writing, now, if it stays behind the spare's asking gate;
+   * returns what it wrote (nothing when the bind is left to write it after all).
+   */
+  private List<HasMetadata> writeAhead(Tenant binding) {
+    String name = binding.getMetadata().getName();
+    try {
+      Plan plan = config.plans().get(binding.getSpec().getPlan());
+      if (plan == null) {
+        aheadCounter("notWritten").increment();
+        return List.of();
+      }
+      TenantContext ctx = new TenantContext(binding, config, plan);
+      TraefikMiddleware gate = cache.get(TraefikMiddleware.class, ctx.namespace(), EdgeGate.NAME);
+      if (gate == null || gate.getSpec() == null || gate.getSpec().forwardAuth() == null) {
+        aheadCounter("notWritten").increment();
+        return List.of(); // No asking gate in place to keep the new hostname behind.
+      }
+      TenantRouting.Routes routes = routing.of(ctx, cache);
+      List<HasMetadata> route = routes.objects().stream().filter(RouteModel::isRoute).toList();
+      boolean behindGate = routes.objects().stream().anyMatch(o -> EdgeGate.isGate(o)
+          && ((TraefikMiddleware) o).getSpec().forwardAuth() != null);
+      if (route.isEmpty() || routes.gated() || !behindGate) {
+        aheadCounter("notWritten").increment();
+        return List.of();
+      }
+      List<WriteFailure> failures = converger.execute(Converger.plan(route, route.stream().map(this::cached)
+          .filter(Objects::nonNull).toList()), o -> false);
+      aheadCounter(failures.isEmpty() ? "written" : "notWritten").increment();
+      return failures.isEmpty() ? route : List.of();
+    } catch (RuntimeException e) {
+      LOG.info("subdomain's route not written ahead of its bind; written after it {} {}", kv("tenant", name),
+          kv("error", e.toString()));
+      aheadCounter("notWritten").increment();
+      return List.of();
     }
   }
 
-  /** Writes the bound tenant's route, now; what it could not write is left to the tenant's sync. */
-  void write(Tenant bound) {
-    String outcome = outcome(bound);
+  /** Writes the bound tenant's route, now, but what was written {@code ahead} of the bind; what it could not write is left to the tenant's sync. */
+  void write(Tenant bound, List<HasMetadata> ahead) {
+    String outcome = outcome(bound, ahead);
     if (!"written".equals(outcome)) {
       inFlight.notWritten(bound.getMetadata().getName());
     }
@@ -95,7 +190,7 @@ public final class BoundRoutes implements Consumer<Tenant>, AutoCloseable {
   }
 
   /** What became of one bound tenant's route, as {@code tenantry_bound_routes_total} counts it. */
-  private String outcome(Tenant bound) {
+  private String outcome(Tenant bound, List<HasMetadata> ahead) {
     if (!current(bound)) {
       return "stale"; // The sync has the tenant's newer spec, or it is gone.
     }
@@ -112,7 +207,9 @@ public final class BoundRoutes implements Consumer<Tenant>, AutoCloseable {
       List<HasMetadata> wayIn = new ArrayList<>(routes.objects());
       wayIn.addAll(SpareGate.opened(ctx));
       wayIn.add(IdentityModel.configMap(ctx));
-      List<HasMetadata> cached = wayIn.stream().map(this::cached).filter(Objects::nonNull).toList();
+      Map<ObjectKey, HasMetadata> writtenAhead = ahead.stream().collect(Collectors.toMap(ObjectKey::of, o -> o));
+      List<HasMetadata> cached = wayIn.stream().map(o -> writtenAhead.getOrDefault(ObjectKey.of(o), cached(o)))
+          .filter(Objects::nonNull).toList();
       ChangePlan changes = Converger.plan(wayIn, cached);
       if (changes.isEmpty()) {
         return "inPlace"; // The tenant's sync was first.
@@ -130,6 +227,11 @@ public final class BoundRoutes implements Consumer<Tenant>, AutoCloseable {
           kv("error", e.toString()));
       return "failed";
     }
+  }
+
+  private Counter aheadCounter(String outcome) {
+    return Counter.builder("tenantry.bound.routes.ahead").description("Subdomains' routes written ahead of their binds")
+        .tag("outcome", outcome).register(registry);
   }
 
   private Counter counter(String outcome) {

@@ -58,7 +58,7 @@ public final class RoutesInFlight {
     this.unseen = unseen;
   }
 
-  /** The bind's thread will write the route of {@code bound}, the Tenant as the bind stored it. */
+  /** The bind's thread will write the route of {@code bound}, the Tenant as the bind stored it (or will store it). */
   public void started(Tenant bound) {
     tenants.put(bound.getMetadata().getName(), new Entry(bound));
   }
@@ -95,6 +95,16 @@ public final class RoutesInFlight {
     if (entry != null) {
       release(tenant, entry);
     }
+  }
+
+  /**
+   * The bind the route was written ahead of ({@link BoundRoutes#binding}) did not happen: the
+   * tenant's sync, queued at once, puts its own route back (its watch event queues it again should
+   * the cache not show the route written ahead yet).
+   */
+  public void notBound(String tenant) {
+    tenants.remove(tenant);
+    requeue.accept(tenant);
   }
 
   private void release(String tenant, Entry entry) {

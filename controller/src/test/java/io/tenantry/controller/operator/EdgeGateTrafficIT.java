@@ -8,18 +8,29 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.tenantry.api.v1alpha1.AppRoute;
 import io.tenantry.api.v1alpha1.AppSpec;
 import io.tenantry.api.v1alpha1.SparePool;
+import io.tenantry.api.v1alpha1.Tenant;
+import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.controller.config.OperatorConfig;
+import io.tenantry.controller.routing.BoundRoutes;
 import io.tenantry.controller.routing.EdgeGate;
 import io.tenantry.controller.routing.TraefikMiddleware;
+import io.tenantry.spares.allocation.BindListener;
+import io.tenantry.spares.allocation.SpareCluster;
+import io.tenantry.spares.fleet.Allocation;
 import io.tenantry.spares.fleet.InMemoryFleetRecords;
 import io.tenantry.testsupport.ClusterKind;
 import io.tenantry.testsupport.Crds;
 import io.tenantry.testsupport.TestCluster;
 import io.tenantry.testsupport.TestClusters;
+import java.io.ByteArrayInputStream;
 import java.net.URI;
 import java.net.http.HttpRequest;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -41,6 +52,7 @@ class EdgeGateTrafficIT {
   private static OperatorHarness harness;
   private static TraefikEdge edge;
   private static AllocationCalls allocations;
+  private static int operatorPort;
 
   @BeforeAll
   static void start() throws Exception {
@@ -49,7 +61,7 @@ class EdgeGateTrafficIT {
     Crds.installGatewayApi(client);
     Crds.installTraefik(client);
     edge = new TraefikEdge(cluster, client, List.of("spare"));
-    int operatorPort = TraefikEdge.freePort();
+    operatorPort = TraefikEdge.freePort();
     harness = new OperatorHarness(cluster, OperatorConfig.defaults().with(
         "{httpPort: " + operatorPort + ", routing: {mode: gateway, baseDomain: " + BASE_DOMAIN + ", scheme: http,"
             + " spareGate: {mode: forwardAuth, forwardAuthAddress: 'http://127.0.0.1:" + operatorPort + "'}},"
@@ -104,6 +116,7 @@ class EdgeGateTrafficIT {
     assertThat(edge.get(host(tenant))).as("told serving: its URL serves").isEqualTo(new TraefikEdge.Answer(200, "spare"));
     assertGateOpens(tenant, host(tenant));
     assertThat(edge.get(host(other))).as("the spare still waiting").isEqualTo(new TraefikEdge.Answer(404, "not found"));
+    assertTheGateLetsThroughOnlyTheTenantsOwnHostnames(tenant);
 
     // Bound with a subdomain: the route keeps its open gate and gains the customer's hostname.
     AllocationCalls.Answer named = allocations.allocate("gate-2", "Named Customer", "ops@named.example", "gated", "welcome");
@@ -111,6 +124,99 @@ class EdgeGateTrafficIT {
     assertThat(serving("gate-2")).as("the allocation's answer, waited for").isTrue();
     assertThat(edge.get(host("welcome"))).as("told serving: its URL serves").isEqualTo(new TraefikEdge.Answer(200, "spare"));
     assertGateOpens(named.tenant(), host("welcome"));
+  }
+
+  @Test
+  void aBindThatFailsAfterItsSubdomainsRouteWasWrittenAheadLeavesThatHostnameToNoOneAndTheSpareItsOwnRoute() throws Exception {
+    SparePool pool = OperatorHarness.sparePool("lost", 1, 1);
+    AppSpec web = pool.getSpec().getTemplate().getApps().get(0);
+    web.setPort(edge.appPort("spare"));
+    web.getRoutes().add(new AppRoute("/"));
+    client.resources(SparePool.class).resource(pool).create();
+    await().atMost(CONVERGE).until(() -> OperatorHarness.readySpares(client, "lost").size() == 1
+        && TraefikEdge.accepted(client, OperatorHarness.readySpares(client, "lost").get(0).getMetadata().getName()));
+    String spare = OperatorHarness.readySpares(client, "lost").get(0).getMetadata().getName();
+    BoundRoutes routes = harness.operator.boundRoutes();
+    // Another replica's bind lands between this one's route written ahead and its own: this one's is refused (409).
+    BindListener takenMeanwhile = new BindListener() {
+      @Override
+      public Runnable binding(Tenant cached, Tenant binding) {
+        Runnable notBound = routes.binding(cached, binding);
+        await().atMost(CONVERGE).until(() -> route(spare).getSpec().getHostnames().equals(List.of(host("lost-name"))));
+        client.resources(Tenant.class).withName(spare).edit(t -> {
+          t.getMetadata().setAnnotations(new HashMap<>(t.getMetadata().getAnnotations() == null ? Map.of()
+              : t.getMetadata().getAnnotations()));
+          t.getMetadata().getAnnotations().put("example.com/touched", "by another replica");
+          return t;
+        });
+        return notBound;
+      }
+
+      @Override
+      public void bound(Tenant bound) {
+        routes.bound(bound);
+      }
+    };
+    Tenant cached = OperatorHarness.readySpares(client, "lost").get(0);
+    Allocation allocation = new Allocation("lost-1", "Lost Customer", "ops@lost.example", spare, cached.getMetadata().getUid(),
+        "local", "tenant-" + spare, Instant.now(), "lost-name");
+    try (SpareCluster cluster = new SpareCluster("local", client, false, takenMeanwhile)) {
+      assertThat(cluster.bind(spare, allocation)).as("taken meanwhile: not bound").isFalse();
+    }
+
+    await().atMost(CONVERGE).until(() -> route(spare).getSpec().getHostnames().equals(List.of(host(spare))));
+    assertThat(client.resources(Tenant.class).withName(spare).get().getSpec().getState()).isEqualTo(TenantState.New);
+    for (int i = 0; i < 10; i++) {
+      assertThat(edge.get(host("lost-name")).status()).as("the name written ahead, then given back: no one's").isEqualTo(404);
+    }
+    await().atMost(CONVERGE).ignoreExceptions().until(() -> edge.get(host(spare)).body().equals("not found"));
+    assertThat(edge.get(host(spare))).as("the spare, still waiting").isEqualTo(new TraefikEdge.Answer(404, "not found"));
+  }
+
+  /**
+   * A route the bound tenant does not hold the hostname of, through a gate asking about it (as a
+   * subdomain's route written ahead of a bind that then failed would be): refused, while its own
+   * hostname goes through, as Traefik tells the operator the request's host. Routes of their own
+   * (path /probe, to a Service with no pod: 503 once through), so the tenant's gate may open meanwhile.
+   */
+  private static void assertTheGateLetsThroughOnlyTheTenantsOwnHostnames(String tenant) throws Exception {
+    String probe = """
+        apiVersion: v1
+        kind: Namespace
+        metadata: {name: gate-probe}
+        ---
+        apiVersion: v1
+        kind: Service
+        metadata: {name: no-pod, namespace: gate-probe}
+        spec:
+          selector: {app: no-pod}
+          ports: [{name: http, port: 80}]
+        ---
+        apiVersion: traefik.io/v1alpha1
+        kind: Middleware
+        metadata: {name: ask, namespace: gate-probe}
+        spec:
+          forwardAuth: {address: 'http://127.0.0.1:%1$d%2$s%3$s'}
+        ---
+        apiVersion: gateway.networking.k8s.io/v1
+        kind: HTTPRoute
+        metadata: {name: probe, namespace: gate-probe}
+        spec:
+          parentRefs: [{name: tenantry, namespace: %4$s}]
+          hostnames: [%5$s, stranger.%6$s]
+          rules:
+          - matches: [{path: {type: PathPrefix, value: /probe}}]
+            filters: [{type: ExtensionRef, extensionRef: {group: traefik.io, kind: Middleware, name: ask}}]
+            backendRefs: [{name: no-pod, port: 80}]
+        """.formatted(operatorPort, EdgeGate.PATH, tenant, TraefikEdge.NAMESPACE, host(tenant), BASE_DOMAIN);
+    client.resourceList(client.load(new ByteArrayInputStream(probe.getBytes(StandardCharsets.UTF_8))).items())
+        .forceConflicts().serverSideApply();
+    await().atMost(CONVERGE).ignoreExceptions().until(() -> edge.get(host(tenant), "/probe").status() == 503);
+    for (int i = 0; i < 10; i++) {
+      assertThat(edge.get(host(tenant), "/probe").status()).as("its own hostname: through the gate, to no pod").isEqualTo(503);
+      assertThat(edge.get("stranger." + BASE_DOMAIN, "/probe")).as("a hostname it does not hold: refused by the gate")
+          .isEqualTo(new TraefikEdge.Answer(404, "not found"));
+    }
   }
 
   /**

@@ -99,10 +99,15 @@ final class TraefikEdge implements AutoCloseable {
 
   /** GET / for {@code host} through the gateway (a raw request: Java's clients refuse to set Host). */
   Answer get(String host) throws IOException {
+    return get(host, "/");
+  }
+
+  /** GET {@code path} for {@code host} through the gateway. */
+  Answer get(String host, String path) throws IOException {
     try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
       socket.setSoTimeout(10_000);
       OutputStream out = socket.getOutputStream();
-      out.write(("GET / HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      out.write(("GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
       out.flush();
       String response = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       int status = Integer.parseInt(response.substring(9, 12));

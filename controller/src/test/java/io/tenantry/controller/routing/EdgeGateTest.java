@@ -147,17 +147,29 @@ class EdgeGateTest {
   }
 
   @Test
-  void theGateOpensForAnActiveTenantOnly() {
+  void theGateOpensForAnActiveTenantAskedForOneOfItsOwnHostnamesOnly() {
+    OperatorConfig.Routing routing = AT_EDGE.routing();
     Tenant tenant = RouteModelTest.readySpare("pool-x7k2q");
-    assertThat(EdgeGateEndpoint.open(tenant)).as("a spare").isFalse();
+    String own = "pool-x7k2q.tenants.example.com";
+    assertThat(EdgeGateEndpoint.open(tenant, own, routing)).as("a spare").isFalse();
     tenant.getSpec().setState(TenantState.Active);
-    assertThat(EdgeGateEndpoint.open(tenant)).as("bound").isTrue();
+    assertThat(EdgeGateEndpoint.open(tenant, own, routing)).as("bound").isTrue();
+    assertThat(EdgeGateEndpoint.open(tenant, "Pool-X7K2Q.tenants.example.com:8443", routing)).as("any case, with a port").isTrue();
+    assertThat(EdgeGateEndpoint.open(tenant, "acme.tenants.example.com", routing))
+        .as("a hostname it does not hold: a route written ahead of a bind that failed").isFalse();
+    assertThat(EdgeGateEndpoint.open(tenant, null, routing)).as("no host").isFalse();
+    tenant.getSpec().setSubdomain("acme");
+    assertThat(EdgeGateEndpoint.open(tenant, "acme.tenants.example.com", routing)).as("its subdomain").isTrue();
+    assertThat(EdgeGateEndpoint.open(tenant, own, routing)).as("its name, no longer its hostname").isFalse();
+    tenant.getSpec().setHostnames(List.of("shop.acme.com"));
+    assertThat(EdgeGateEndpoint.open(tenant, "shop.acme.com", routing)).as("its own domain").isTrue();
     tenant.getSpec().setState(TenantState.Frozen);
-    assertThat(EdgeGateEndpoint.open(tenant)).as("frozen: its paused route answers, not this one").isFalse();
+    assertThat(EdgeGateEndpoint.open(tenant, "acme.tenants.example.com", routing))
+        .as("frozen: its paused route answers, not this one").isFalse();
     tenant.getSpec().setState(TenantState.Active);
     tenant.getMetadata().setDeletionTimestamp(Instant.EPOCH.toString());
-    assertThat(EdgeGateEndpoint.open(tenant)).as("being deleted").isFalse();
-    assertThat(EdgeGateEndpoint.open(null)).as("unknown").isFalse();
+    assertThat(EdgeGateEndpoint.open(tenant, "acme.tenants.example.com", routing)).as("being deleted").isFalse();
+    assertThat(EdgeGateEndpoint.open(null, own, routing)).as("unknown").isFalse();
   }
 
   private static TenantContext context(Tenant tenant) {

@@ -3,7 +3,6 @@ package io.tenantry.spares.allocation;
 import static net.logstash.logback.argument.StructuredArguments.kv;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.spares.fleet.Cluster;
 import io.tenantry.spares.fleet.FleetRecords;
 import io.tenantry.spares.fleet.KubeContexts;
@@ -15,7 +14,6 @@ import java.util.Map.Entry;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,7 +32,7 @@ public final class ClusterDirectory implements SpareSources, AutoCloseable {
   private final Cluster local;
   private final KubernetesClient localClient;
   private final KubeContexts contexts;
-  private final Consumer<Tenant> onLocalBind;
+  private final BindListener onLocalBind;
   private final Map<String, SpareCluster> clusters = new ConcurrentSkipListMap<>();
   /** Registered clusters this process cannot reach, reported once each. */
   private final Map<String, String> unreachable = new java.util.concurrent.ConcurrentHashMap<>();
@@ -47,7 +45,7 @@ public final class ClusterDirectory implements SpareSources, AutoCloseable {
    *     the operator writes the tenant's route from there; another cluster's operator routes its own
    */
   public ClusterDirectory(FleetRecords records, Cluster local, KubernetesClient localClient, KubeContexts contexts,
-      Consumer<Tenant> onLocalBind) {
+      BindListener onLocalBind) {
     this.records = records;
     this.local = local;
     this.localClient = localClient;
@@ -83,7 +81,7 @@ public final class ClusterDirectory implements SpareSources, AutoCloseable {
       if (cluster.name().equals(local.name())) {
         clusters.put(cluster.name(), new SpareCluster(cluster.name(), localClient, false, onLocalBind));
       } else if (contexts.has(cluster.context())) {
-        clusters.put(cluster.name(), new SpareCluster(cluster.name(), contexts.connect(cluster), true, bound -> { }));
+        clusters.put(cluster.name(), new SpareCluster(cluster.name(), contexts.connect(cluster), true, BindListener.NONE));
         unreachable.remove(cluster.name());
         LOG.info("allocating from fleet cluster {} {}", kv("cluster", cluster.name()), kv("context", cluster.context()));
       } else if (!cluster.context().equals(unreachable.put(cluster.name(), cluster.context()))) {

@@ -16,7 +16,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Consumer;
 
 /**
  * One fleet cluster as the allocation API sees it ({@link SpareSource}): an informer over the
@@ -34,16 +33,15 @@ public final class SpareCluster implements SpareSource, AutoCloseable {
   private final KubernetesClient client;
   private final boolean ownsClient;
   private final SharedIndexInformer<Tenant> spares;
-  private final Consumer<Tenant> onBound;
+  private final BindListener onBound;
 
   /**
    * Starts watching the cluster's spares and waits for the first list.
    *
    * @param ownsClient whether {@link #close()} closes the client too
-   * @param onBound told of every spare this process binds, with the Tenant as the API server
-   *     stored it, on the signup's path: it must hand any I/O off
+   * @param onBound told of every spare this process binds, as the bind starts and once it is bound
    */
-  public SpareCluster(String name, KubernetesClient client, boolean ownsClient, Consumer<Tenant> onBound) {
+  public SpareCluster(String name, KubernetesClient client, boolean ownsClient, BindListener onBound) {
     this.name = name;
     this.client = client;
     this.ownsClient = ownsClient;
@@ -107,15 +105,20 @@ public final class SpareCluster implements SpareSource, AutoCloseable {
     if (cached == null || !Spares.isUnallocated(cached)) {
       return false;
     }
+    Tenant binding = bound(cached, allocation);
+    Runnable notBound = onBound.binding(cached, binding);
+    Tenant stored;
     try {
-      onBound.accept(client.resources(Tenant.class).resource(bound(cached, allocation)).update());
-      return true;
-    } catch (KubernetesClientException e) {
-      if (e.getCode() == 409 || e.getCode() == 404) {
+      stored = client.resources(Tenant.class).resource(binding).update();
+    } catch (RuntimeException e) {
+      notBound.run();
+      if (e instanceof KubernetesClientException k && (k.getCode() == 409 || k.getCode() == 404)) {
         return false;
       }
       throw e;
     }
+    onBound.bound(stored);
+    return true;
   }
 
   private Tenant bound(Tenant spare, Allocation allocation) {
