@@ -108,7 +108,11 @@ public final class BoundRoutes implements BindListener, AutoCloseable {
     CompletableFuture<List<HasMetadata>> written = new CompletableFuture<>();
     ahead.put(name, written);
     try {
-      writers.execute(() -> written.complete(writeAhead(expected)));
+      writers.execute(() -> {
+        List<HasMetadata> objects = writeAhead(expected);
+        aheadCounter(objects.isEmpty() ? "notWritten" : "written").increment();
+        written.complete(objects);
+      });
     } catch (RejectedExecutionException e) {
       written.complete(List.of());
     }
@@ -133,9 +137,9 @@ public final class BoundRoutes implements BindListener, AutoCloseable {
       inFlight.started(bound);
       written = CompletableFuture.completedFuture(List.of());
     }
-    written.thenAccept(ahead -> {
+    written.thenAccept(writtenAhead -> {
       try {
-        writers.execute(() -> write(bound, ahead));
+        writers.execute(() -> write(bound, writtenAhead));
       } catch (RejectedExecutionException e) {
         inFlight.notWritten(name); // Closing: the tenant's sync writes the route.
       }
@@ -143,39 +147,28 @@ public final class BoundRoutes implements BindListener, AutoCloseable {
   }
 
   /**
-   * The HTTPRoute of the Tenant a bind is writing, now, if it stays behind the spare's asking gate;
-   * returns what it wrote (nothing when the bind is left to write it after all).
+   * The HTTPRoute of the Tenant a bind is writing, now, if the spare's gate in place asks the
+   * operator; returns what it wrote (nothing: the route is written after the bind).
    */
   private List<HasMetadata> writeAhead(Tenant binding) {
-    String name = binding.getMetadata().getName();
     try {
       Plan plan = config.plans().get(binding.getSpec().getPlan());
-      if (plan == null) {
-        aheadCounter("notWritten").increment();
-        return List.of();
-      }
-      TenantContext ctx = new TenantContext(binding, config, plan);
-      TraefikMiddleware gate = cache.get(TraefikMiddleware.class, ctx.namespace(), EdgeGate.NAME);
+      TenantContext ctx = plan == null ? null : new TenantContext(binding, config, plan);
+      TraefikMiddleware gate = ctx == null ? null : cache.get(TraefikMiddleware.class, ctx.namespace(), EdgeGate.NAME);
       if (gate == null || gate.getSpec() == null || gate.getSpec().forwardAuth() == null) {
-        aheadCounter("notWritten").increment();
-        return List.of(); // No asking gate in place to keep the new hostname behind.
+        return List.of(); // No asking gate to keep the new hostname behind until the bind is stored.
       }
       TenantRouting.Routes routes = routing.of(ctx, cache);
       List<HasMetadata> route = routes.objects().stream().filter(RouteModel::isRoute).toList();
-      boolean behindGate = routes.objects().stream().anyMatch(o -> EdgeGate.isGate(o)
-          && ((TraefikMiddleware) o).getSpec().forwardAuth() != null);
-      if (route.isEmpty() || routes.gated() || !behindGate) {
-        aheadCounter("notWritten").increment();
-        return List.of();
+      if (route.isEmpty()) {
+        return List.of(); // No app exposed, or its hostname held elsewhere: the sync reports it.
       }
       List<WriteFailure> failures = converger.execute(Converger.plan(route, route.stream().map(this::cached)
           .filter(Objects::nonNull).toList()), o -> false);
-      aheadCounter(failures.isEmpty() ? "written" : "notWritten").increment();
       return failures.isEmpty() ? route : List.of();
     } catch (RuntimeException e) {
-      LOG.info("subdomain's route not written ahead of its bind; written after it {} {}", kv("tenant", name),
+      LOG.info("subdomain's route not written ahead of its bind; written after it {} {}", kv("tenant", binding.getMetadata().getName()),
           kv("error", e.toString()));
-      aheadCounter("notWritten").increment();
       return List.of();
     }
   }
