@@ -97,7 +97,8 @@ public final class SpareCluster implements SpareSource, AutoCloseable {
    * subdomain when the signup named one, and the request id and time as annotations, in one update
    * at the cached resourceVersion. Returns false
    * when the spare changed since it was cached (409), is gone (404) or is no spare any more: the
-   * caller moves on to another spare.
+   * caller moves on to another spare. The listener hears of the bind as it starts, of its end when
+   * it did not bind (also when it threw: it may or may not have been applied), and of the bound Tenant.
    */
   @Override
   public boolean bind(String tenant, Allocation allocation) {
