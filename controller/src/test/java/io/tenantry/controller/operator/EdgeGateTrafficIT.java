@@ -88,14 +88,7 @@ class EdgeGateTrafficIT {
 
   @Test
   void aSparesHostIsRefusedAtTheEdgeUntilBoundThenServedAsToldAndItsGateOpensWithOrWithoutASubdomain() throws Exception {
-    SparePool pool = OperatorHarness.sparePool("gated", 2, 2);
-    AppSpec web = pool.getSpec().getTemplate().getApps().get(0);
-    web.setPort(edge.appPort("spare"));
-    web.getRoutes().add(new AppRoute("/"));
-    client.resources(SparePool.class).resource(pool).create();
-    await().atMost(CONVERGE).until(() -> OperatorHarness.readySpares(client, "gated").size() == 2
-        && OperatorHarness.readySpares(client, "gated").stream().allMatch(t -> TraefikEdge.accepted(client, t.getMetadata().getName())));
-    List<String> spares = OperatorHarness.readySpares(client, "gated").stream().map(t -> t.getMetadata().getName()).toList();
+    List<String> spares = readyRoutedSpares("gated", 2);
     for (String spare : spares) {
       assertThat(gate(spare)).as("the gate in the spare's namespace").isNotNull();
       assertThat(gate(spare).getSpec().forwardAuth().address()).endsWith(EdgeGate.PATH + spare);
@@ -128,14 +121,7 @@ class EdgeGateTrafficIT {
 
   @Test
   void aBindThatFailsAfterItsSubdomainsRouteWasWrittenAheadLeavesThatHostnameToNoOneAndTheSpareItsOwnRoute() throws Exception {
-    SparePool pool = OperatorHarness.sparePool("lost", 1, 1);
-    AppSpec web = pool.getSpec().getTemplate().getApps().get(0);
-    web.setPort(edge.appPort("spare"));
-    web.getRoutes().add(new AppRoute("/"));
-    client.resources(SparePool.class).resource(pool).create();
-    await().atMost(CONVERGE).until(() -> OperatorHarness.readySpares(client, "lost").size() == 1
-        && TraefikEdge.accepted(client, OperatorHarness.readySpares(client, "lost").get(0).getMetadata().getName()));
-    String spare = OperatorHarness.readySpares(client, "lost").get(0).getMetadata().getName();
+    String spare = readyRoutedSpares("lost", 1).get(0);
     BoundRoutes routes = harness.operator.boundRoutes();
     // Another replica's bind lands between this one's route written ahead and its own: this one's is refused (409).
     BindListener takenMeanwhile = new BindListener() {
@@ -171,6 +157,18 @@ class EdgeGateTrafficIT {
     }
     await().atMost(CONVERGE).ignoreExceptions().until(() -> edge.get(host(spare)).body().equals("not found"));
     assertThat(edge.get(host(spare))).as("the spare, still waiting").isEqualTo(new TraefikEdge.Answer(404, "not found"));
+  }
+
+  /** A pool of {@code size} spares of one app routed at "/", once all are Ready with their routes accepted: their names. */
+  private static List<String> readyRoutedSpares(String name, int size) {
+    SparePool pool = OperatorHarness.sparePool(name, size, size);
+    AppSpec web = pool.getSpec().getTemplate().getApps().get(0);
+    web.setPort(edge.appPort("spare"));
+    web.getRoutes().add(new AppRoute("/"));
+    client.resources(SparePool.class).resource(pool).create();
+    await().atMost(CONVERGE).until(() -> OperatorHarness.readySpares(client, name).size() == size
+        && OperatorHarness.readySpares(client, name).stream().allMatch(t -> TraefikEdge.accepted(client, t.getMetadata().getName())));
+    return OperatorHarness.readySpares(client, name).stream().map(t -> t.getMetadata().getName()).toList();
   }
 
   /**
