@@ -212,6 +212,8 @@ public final class SignupBenchmark {
   private final List<String> writesByKind = new ArrayList<>();
   /** Per phase, the failed signups' answers and how many of each, where there were any. */
   private final List<String> failures = new ArrayList<>();
+  /** Per phase, the signups whose first POST got no answer and was sent again, by why. */
+  private final List<String> retries = new ArrayList<>();
   /** Namespaces holding a peer Service not removed yet: the next round's peers go elsewhere. */
   private final Set<String> peerNamespaces = new HashSet<>();
   private int sequence;
@@ -280,6 +282,10 @@ public final class SignupBenchmark {
     if (!failures.isEmpty()) {
       System.out.println("\nfailed signups by answer (-1: none within the client's timeout):");
       failures.forEach(f -> System.out.println("  " + f));
+    }
+    if (!retries.isEmpty()) {
+      System.out.println("\nsignups sent again with the same requestId, their first POST closed unanswered:");
+      retries.forEach(r -> System.out.println("  " + r));
     }
     System.out.println();
     summary.forEach(System.out::println);
@@ -483,20 +489,25 @@ public final class SignupBenchmark {
     return "signup-" + (sequence++);
   }
 
-  /** One signup: the POST, then (answered 200) a probe of its URL through Traefik every 25 ms until its namespace answers. */
+  /**
+   * One signup: the POST, then (answered 200) a probe of its URL through Traefik every 25 ms until its
+   * namespace answers. A POST whose connection closes before its answer is sent once more with the
+   * same requestId, as docs/allocation-api.md tells a signup service (the same id never gets two
+   * tenants); the retries are counted and printed.
+   */
   private void signup(RunningOperator operator, Signup s) {
     try {
-      HttpURLConnection connection = (HttpURLConnection) operator.url.openConnection();
       byte[] body = s.request().getBytes(StandardCharsets.UTF_8);
-      connection.setRequestMethod("POST");
-      connection.setDoOutput(true);
-      connection.setFixedLengthStreamingMode(body.length);
-      connection.setRequestProperty("Authorization", "Bearer bench-token");
-      connection.setRequestProperty("Content-Type", "application/json");
-      try (OutputStream out = connection.getOutputStream()) {
-        out.write(body);
+      HttpURLConnection connection;
+      int code;
+      try {
+        connection = post(operator, body);
+        code = connection.getResponseCode();
+      } catch (IOException closed) {
+        s.retried = closed.toString();
+        connection = post(operator, body);
+        code = connection.getResponseCode();
       }
-      int code = connection.getResponseCode();
       byte[] answer;
       try (InputStream in = code < 400 ? connection.getInputStream() : connection.getErrorStream()) {
         answer = in == null ? new byte[0] : in.readAllBytes();
@@ -505,22 +516,38 @@ public final class SignupBenchmark {
       s.code = code;
       if (code != 200) {
         s.refusal = new String(answer, StandardCharsets.UTF_8);
+        return;
       }
-      if (code == 200) {
-        JsonNode json = JSON.readTree(answer);
-        s.tenant = json.get("tenant").asText();
-        s.namespace = json.get("namespace").asText();
-        s.host = URI.create(json.get("url").asText()).getHost();
-        probe(s);
-        awaitServingReported(operator, s, json.get("status").asText());
-      }
+      JsonNode json = JSON.readTree(answer);
+      s.tenant = json.get("tenant").asText();
+      s.namespace = json.get("namespace").asText();
+      s.host = URI.create(json.get("url").asText()).getHost();
+      s.statusPath = json.get("status").asText();
     } catch (IOException e) {
       s.answered = System.nanoTime();
       s.code = -1;
       s.refusal = e.toString();
+      return;
+    }
+    probe(s);
+    try {
+      awaitServingReported(operator, s, s.statusPath);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  private static HttpURLConnection post(RunningOperator operator, byte[] body) throws IOException {
+    HttpURLConnection connection = (HttpURLConnection) operator.url.openConnection();
+    connection.setRequestMethod("POST");
+    connection.setDoOutput(true);
+    connection.setFixedLengthStreamingMode(body.length);
+    connection.setRequestProperty("Authorization", "Bearer bench-token");
+    connection.setRequestProperty("Content-Type", "application/json");
+    try (OutputStream out = connection.getOutputStream()) {
+      out.write(body);
+    }
+    return connection;
   }
 
   /**
@@ -530,21 +557,25 @@ public final class SignupBenchmark {
    * an answer said serving, and whether the URL answered from the tenant's namespace right then
    * (else the customer would have met a 404 or another page).
    */
-  private void awaitServingReported(RunningOperator operator, Signup s, String status) throws IOException, InterruptedException {
+  private void awaitServingReported(RunningOperator operator, Signup s, String status) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     for (long left = TimeUnit.SECONDS.toMillis(10); left > 0; left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())) {
-      HttpURLConnection connection = (HttpURLConnection) new URL(operator.url, status + "?wait=" + left + "ms").openConnection();
-      connection.setRequestProperty("Authorization", "Bearer bench-token");
-      if (connection.getResponseCode() != 200) {
-        return;
-      }
-      try (InputStream in = connection.getInputStream()) {
-        if (JSON.readTree(in.readAllBytes()).get("serving").asBoolean()) {
-          s.servingReported = System.nanoTime();
-          TrafficEdge.Answer answer = edge.get(s.host);
-          s.servedWhenReported = answer.status() == 200 && answer.namespace().equals(s.namespace);
+      try {
+        HttpURLConnection connection = (HttpURLConnection) new URL(operator.url, status + "?wait=" + left + "ms").openConnection();
+        connection.setRequestProperty("Authorization", "Bearer bench-token");
+        if (connection.getResponseCode() != 200) {
           return;
         }
+        try (InputStream in = connection.getInputStream()) {
+          if (JSON.readTree(in.readAllBytes()).get("serving").asBoolean()) {
+            s.servingReported = System.nanoTime();
+            TrafficEdge.Answer answer = edge.get(s.host);
+            s.servedWhenReported = answer.status() == 200 && answer.namespace().equals(s.namespace);
+            return;
+          }
+        }
+      } catch (IOException closed) {
+        // A status read is safe to repeat: asked again below, within the same 10 s.
       }
       Thread.sleep(250);
     }
@@ -670,6 +701,11 @@ public final class SignupBenchmark {
         .collect(Collectors.groupingBy(Signup::refusalSummary, TreeMap::new, Collectors.counting()));
     if (!refusals.isEmpty()) {
       failures.add(label + ": " + refusals);
+    }
+    Map<String, Long> retried = signups.stream().filter(s -> s.retried != null)
+        .collect(Collectors.groupingBy(s -> s.retried, TreeMap::new, Collectors.counting()));
+    if (!retried.isEmpty()) {
+      retries.add(label + ": " + retried);
     }
     int n = Math.max(1, ok.size());
     Milestone firstPage = Milestone.of(ok, s -> s.served);
@@ -819,6 +855,10 @@ public final class SignupBenchmark {
     volatile String tenant;
     volatile String namespace;
     volatile String host;
+    /** The allocation's status URL, from the 200. */
+    volatile String statusPath;
+    /** Why the first POST got no answer, when it was sent again. */
+    volatile String retried;
     volatile long served;
     volatile long servingReported;
     volatile boolean servedWhenReported;
