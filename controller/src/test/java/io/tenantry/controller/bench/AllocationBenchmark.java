@@ -26,7 +26,6 @@ import io.tenantry.testsupport.TestCluster;
 import io.tenantry.testsupport.TestClusters;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.net.HttpURLConnection;
@@ -410,15 +409,7 @@ public final class AllocationBenchmark {
   private int allocate(String requestId) throws IOException {
     byte[] body = JSON.createObjectNode().put("requestId", requestId).put("organization", "Bench " + requestId)
         .put("email", requestId + "@bench.example").put("pool", POOL).toString().getBytes(StandardCharsets.UTF_8);
-    HttpURLConnection connection = (HttpURLConnection) url.openConnection();
-    connection.setRequestMethod("POST");
-    connection.setDoOutput(true);
-    connection.setFixedLengthStreamingMode(body.length);
-    connection.setRequestProperty("Authorization", "Bearer bench-token");
-    connection.setRequestProperty("Content-Type", "application/json");
-    try (OutputStream out = connection.getOutputStream()) {
-      out.write(body);
-    }
+    HttpURLConnection connection = BenchSupport.postAllocation(url, body);
     int code = connection.getResponseCode();
     try (InputStream in = code < 400 ? connection.getInputStream() : connection.getErrorStream()) {
       if (in != null) {

@@ -8,6 +8,10 @@ import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantSpec;
 import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.controller.operator.Operator;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.HttpURLConnection;
+import java.net.URL;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -81,6 +85,20 @@ public final class BenchSupport {
       }
     }
     return writes;
+  }
+
+  /** Sends an allocation request's JSON {@code body} with the benchmarks' token; the caller reads the answer. */
+  static HttpURLConnection postAllocation(URL url, byte[] body) throws IOException {
+    HttpURLConnection connection = (HttpURLConnection) url.openConnection();
+    connection.setRequestMethod("POST");
+    connection.setDoOutput(true);
+    connection.setFixedLengthStreamingMode(body.length);
+    connection.setRequestProperty("Authorization", "Bearer bench-token");
+    connection.setRequestProperty("Content-Type", "application/json");
+    try (OutputStream out = connection.getOutputStream()) {
+      out.write(body);
+    }
+    return connection;
   }
 
   static void waitUntil(BooleanSupplier condition, int seconds) throws InterruptedException {

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRouteBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.micrometer.core.instrument.Gauge;
 import io.tenantry.api.SignupPause;
 import io.tenantry.api.WellKnown;
 import io.tenantry.api.v1alpha1.AppRoute;
@@ -33,7 +34,6 @@ import io.tenantry.testsupport.TestCluster;
 import io.tenantry.testsupport.TestClusters;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.net.HttpURLConnection;
@@ -214,6 +214,10 @@ public final class SignupBenchmark {
   private final List<String> failures = new ArrayList<>();
   /** Per phase, the signups whose first POST got no answer and was sent again, by why. */
   private final List<String> retries = new ArrayList<>();
+  /** Per phase, the most connections the API listener held at once (sampled every 50 ms): its cap closes idle ones. */
+  private final List<String> connectionPeaks = new ArrayList<>();
+  /** Per phase, the spares the pool built to replace the bound ones, until quiet: how fast the pool refills here. */
+  private final List<String> refills = new ArrayList<>();
   /** Namespaces holding a peer Service not removed yet: the next round's peers go elsewhere. */
   private final Set<String> peerNamespaces = new HashSet<>();
   private int sequence;
@@ -287,6 +291,12 @@ public final class SignupBenchmark {
       System.out.println("\nsignups sent again with the same requestId, their first POST closed unanswered:");
       retries.forEach(r -> System.out.println("  " + r));
     }
+    System.out.println("\nspares built per phase, from its first signup until quiet (the refill's pace bounds the rate a pool"
+        + " sustains: a stream faster than it drains the buffer):");
+    refills.forEach(r -> System.out.println("  " + r));
+    System.out.printf("%nconnections on the operator's API listener at most (httpMaxConnections %d; the edge's forwardAuth"
+        + " calls included):%n", OperatorConfig.defaults().httpMaxConnections());
+    connectionPeaks.forEach(c -> System.out.println("  " + c));
     System.out.println();
     summary.forEach(System.out::println);
   }
@@ -367,12 +377,16 @@ public final class SignupBenchmark {
         List<String> peerNamespaces = peerServices(peersOf(count));
         Counts before = counts();
         tracker.resetLeastReady();
+        operator.takePeakConnections();
+        long started = System.nanoTime();
         List<Signup> peers = new ArrayList<>();
         List<Signup> signups = openLoop(operator, rate, count, peerNamespaces, peers);
         awaitServed(signups);
         awaitServed(peers);
-        awaitQuiet(operator, signups);
         String roundSide = roundLabel(side, round, rounds);
+        connectionPeaks.add(roundSide + ": " + operator.takePeakConnections());
+        awaitQuiet(operator, signups);
+        refills.add(roundSide + ": " + tracker.sparesBuiltSince(started));
         Phase phase = phase(roundSide, signups, before, peers);
         print(roundLabel(label.replace("/s", ""), round, rounds), hold, phase);
         removePeers(peers);
@@ -421,6 +435,8 @@ public final class SignupBenchmark {
       endSurge(operator);
       Counts before = counts();
       tracker.resetLeastReady();
+      operator.takePeakConnections();
+      long started = System.nanoTime();
       int total = settings.pool() + 2 * settings.burstClients();
       List<Signup> signups = new ArrayList<>();
       for (int i = 0; i < total; i++) {
@@ -442,7 +458,9 @@ public final class SignupBenchmark {
         client.get();
       }
       awaitServed(signups);
+      connectionPeaks.add("burst, hold " + onOff(hold) + ": " + operator.takePeakConnections());
       awaitQuiet(operator, signups);
+      refills.add("burst, hold " + onOff(hold) + ": " + tracker.sparesBuiltSince(started));
       Phase phase = phase("burst, hold " + onOff(hold), signups, before, List.of());
       print("burst of " + total + " (" + settings.burstClients() + " clients)", hold, phase);
       guards.atMost("burst signups (hold " + onOff(hold) + ") never served", phase.notServed(), 0);
@@ -501,11 +519,11 @@ public final class SignupBenchmark {
       HttpURLConnection connection;
       int code;
       try {
-        connection = post(operator, body);
+        connection = BenchSupport.postAllocation(operator.url, body);
         code = connection.getResponseCode();
       } catch (IOException closed) {
         s.retried = closed.toString();
-        connection = post(operator, body);
+        connection = BenchSupport.postAllocation(operator.url, body);
         code = connection.getResponseCode();
       }
       byte[] answer;
@@ -535,19 +553,6 @@ public final class SignupBenchmark {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-  }
-
-  private static HttpURLConnection post(RunningOperator operator, byte[] body) throws IOException {
-    HttpURLConnection connection = (HttpURLConnection) operator.url.openConnection();
-    connection.setRequestMethod("POST");
-    connection.setDoOutput(true);
-    connection.setFixedLengthStreamingMode(body.length);
-    connection.setRequestProperty("Authorization", "Bearer bench-token");
-    connection.setRequestProperty("Content-Type", "application/json");
-    try (OutputStream out = connection.getOutputStream()) {
-      out.write(body);
-    }
-    return connection;
   }
 
   /**
@@ -801,6 +806,8 @@ public final class SignupBenchmark {
     final AllocationService allocation;
     final KubernetesClient client;
     final URL url;
+    private final AtomicInteger peakConnections = new AtomicInteger();
+    private final ScheduledFuture<?> sampler;
 
     RunningOperator(boolean hold) throws Exception {
       OperatorConfig config = OperatorConfig.defaults().with("""
@@ -818,10 +825,19 @@ public final class SignupBenchmark {
       operator.start();
       allocation = AllocationService.start(operator, config, client, records, Clock.systemUTC());
       url = new URL("http://localhost:" + operator.httpPort() + "/v1/allocations");
+      Gauge connections = parts.registry().get("tenantry.http.connections").tag("listener", "api").gauge();
+      sampler = probes.scheduleAtFixedRate(() -> peakConnections.accumulateAndGet((int) connections.value(), Math::max),
+          0, 50, TimeUnit.MILLISECONDS);
+    }
+
+    /** The most connections the API listener held at once since the last call. */
+    int takePeakConnections() {
+      return peakConnections.getAndSet(0);
     }
 
     @Override
     public void close() {
+      sampler.cancel(false);
       allocation.close();
       operator.close();
       client.close();

@@ -13,6 +13,7 @@ import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.api.v1alpha1.TenantState;
 import io.tenantry.controller.resources.Names;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -40,6 +41,9 @@ final class SignupTracker implements AutoCloseable {
   private final Map<String, Long> accepted = new ConcurrentHashMap<>();
   private final Map<String, Long> opened = new ConcurrentHashMap<>();
   private final Map<String, Long> identities = new ConcurrentHashMap<>();
+  /** The pool's spares: when each was first seen, and when first seen Ready. */
+  private final Map<String, Long> spareSeen = new ConcurrentHashMap<>();
+  private final Map<String, Long> spareReady = new ConcurrentHashMap<>();
   private final AtomicInteger leastReady = new AtomicInteger(Integer.MAX_VALUE);
   private final ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
 
@@ -56,6 +60,12 @@ final class SignupTracker implements AutoCloseable {
   private void tenantSeen(Tenant t) {
     long now = System.nanoTime();
     String name = t.getMetadata().getName();
+    if (Spares.isUnallocated(t) && pool.equals(Spares.pool(t))) {
+      spareSeen.putIfAbsent(name, now);
+      if (Spares.isReady(t)) {
+        spareReady.putIfAbsent(name, now);
+      }
+    }
     if (t.getStatus() != null && t.getStatus().getObservedState() == TenantState.Active
         && t.getStatus().getPhase() == TenantPhase.Ready && t.getMetadata().getGeneration().equals(t.getStatus().getObservedGeneration())) {
       ready.putIfAbsent(name, now);
@@ -127,6 +137,25 @@ final class SignupTracker implements AutoCloseable {
 
   long identity(String namespace, String organization) {
     return identities.getOrDefault(namespace + "/" + organization, 0L);
+  }
+
+  /**
+   * The spares first seen since {@code since} (System.nanoTime()) and Ready by now: how many, how
+   * fast the pool built them (from the first one seen to the last one Ready), and each one's time
+   * from seen to Ready.
+   */
+  String sparesBuiltSince(long since) {
+    List<String> built = spareSeen.entrySet().stream().filter(e -> e.getValue() >= since && spareReady.containsKey(e.getKey()))
+        .map(Map.Entry::getKey).toList();
+    if (built.isEmpty()) {
+      return "none";
+    }
+    long first = built.stream().mapToLong(spareSeen::get).min().orElseThrow();
+    long last = built.stream().mapToLong(spareReady::get).max().orElseThrow();
+    List<Long> each = built.stream().map(n -> spareReady.get(n) - spareSeen.get(n)).sorted().toList();
+    double seconds = Math.max(1, last - first) / 1e9;
+    return String.format(Locale.ROOT, "%d in %.1f s = %.1f/s; each p50 %.1f s, p99 %.1f s from created to Ready", built.size(), seconds,
+        built.size() / seconds, each.get(each.size() / 2) / 1e9, each.get(Math.min(each.size() - 1, (int) Math.ceil(each.size() * 0.99) - 1)) / 1e9);
   }
 
   /** The pool's Ready spares, as the informer holds them. */
