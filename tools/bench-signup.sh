@@ -3,7 +3,7 @@
 # first HTTP 200 through Traefik from its own tenant, with the signup hold on and off, against a
 # peer (plain HTTPRoutes), plus a burst larger than the pool. See docs/benchmarks.md.
 # Usage: tools/bench-signup.sh [rates/s, 2,5,10] [seconds per rate, 120] [pool buffer, 400]
-#        [burst clients, 32] [Traefik providersThrottleDuration, 100ms]
+#        [burst clients, 32; 0: the rates alone] [Traefik providersThrottleDuration, 100ms]
 #        [Traefik providers.kubernetesGateway.throttleDuration, 100ms] [rounds of signups at once per side, 3]
 #        [routing.spareGate.mode: service (spares' Services closed until bound) or forwardAuth (gated at the edge), service]
 # BENCH_RECORD=1 writes the figures into docs/benchmarks.md (tools/run-benchmark.sh).

@@ -25,6 +25,11 @@ public final class WellKnown {
   public static final String TEMPLATE = "tenantry.io/template";
   /** Hex SHA-256 of a Secret's canonical data, as the secret store computes it: compare without values. */
   public static final String CONTENT_HASH = "tenantry.io/content-hash";
+  /**
+   * On every Tenant: the operator's finalizer, held until it has purged what the tenant owns outside
+   * the cluster. A SparePool creates its spares with it, sparing each a write and a sync.
+   */
+  public static final String CLEANUP_FINALIZER = "tenantry.io/cleanup";
   /** The secret store's version of the data a Secret holds. */
   public static final String SECRET_VERSION = "tenantry.io/secret-version";
 

@@ -14,8 +14,9 @@ public class SparePoolSpec {
 
   @Required
   @Min(0)
-  @Max(1000)
-  @JsonPropertyDescription("Number of Ready, unallocated spares to keep (0 to 1000).")
+  @Max(10000)
+  @JsonPropertyDescription("Number of Ready, unallocated spares to keep (0 to 10000): enough for the longest signup stream"
+      + " expected at its peak rate, less what the pool rebuilds meanwhile.")
   private Integer buffer;
 
   @Default("5")

@@ -1,5 +1,6 @@
 package io.tenantry.controller.lifecycle;
 
+import io.tenantry.api.WellKnown;
 import io.tenantry.api.v1alpha1.Tenant;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,7 +12,7 @@ import java.util.List;
  */
 final class Finalizer {
 
-  static final String NAME = "tenantry.io/cleanup";
+  static final String NAME = WellKnown.CLEANUP_FINALIZER;
 
   private Finalizer() {
   }

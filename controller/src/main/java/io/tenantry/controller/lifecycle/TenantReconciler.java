@@ -216,17 +216,20 @@ public final class TenantReconciler {
     }
     writer.writeStatus(tenant, status);
     TenantState before = previous == null ? null : previous.getObservedState();
-    if (before != status.getObservedState()) {
-      events.record(tenant, EventType.Normal, Reason.StateChanged,
-          "state " + (before == null ? "(none)" : before) + " -> " + status.getObservedState());
+    // A tenant's first status is no change of state: its first phase's event names the state (one
+    // Event less for every new tenant and spare).
+    if (before != null && before != status.getObservedState()) {
+      events.record(tenant, EventType.Normal, Reason.StateChanged, "state " + before + " -> " + status.getObservedState());
     }
     clampedByPlan(tenant, previous, status);
     TenantPhase phaseBefore = previous == null ? null : previous.getPhase();
     if (!Objects.equals(phaseBefore, status.getPhase())) {
       String readyMessage = status.getConditions().isEmpty() ? "" : status.getConditions().get(0).getMessage();
       EventType type = status.getPhase() == TenantPhase.Degraded ? EventType.Warning : EventType.Normal;
+      String from = phaseBefore == null ? "(none)" : phaseBefore.toString();
+      String state = before == null ? " (state " + status.getObservedState() + ")" : "";
       events.record(tenant, type, Reason.entered(status.getPhase()),
-          "phase " + (phaseBefore == null ? "(none)" : phaseBefore) + " -> " + status.getPhase() + ": " + readyMessage);
+          "phase " + from + " -> " + status.getPhase() + state + ": " + readyMessage);
       LOG.info("phase changed {} {} {}", kv("tenant", tenant.getMetadata().getName()), kv("from", phaseBefore),
           kv("to", status.getPhase()));
     }

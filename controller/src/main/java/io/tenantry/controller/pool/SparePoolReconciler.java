@@ -291,7 +291,8 @@ public final class SparePoolReconciler {
   private void create(SparePool pool) {
     Tenant spare = new Tenant();
     spare.setMetadata(new ObjectMetaBuilder().withName(reservedName(pool.getMetadata().getName()))
-        .addToLabels(WellKnown.SPARE_POOL, pool.getMetadata().getName()).build());
+        .addToLabels(WellKnown.SPARE_POOL, pool.getMetadata().getName())
+        .addToFinalizers(WellKnown.CLEANUP_FINALIZER).build());
     TenantSpec spec = new TenantSpec();
     spec.setState(TenantState.New);
     copy(pool.getSpec().getTemplate(), spec);

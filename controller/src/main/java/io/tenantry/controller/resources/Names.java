@@ -8,11 +8,8 @@ public final class Names {
 
   public static final String QUOTA = "tenant-quota";
   public static final String LIMITS = "tenant-limits";
-  public static final String DEFAULT_DENY = "default-deny";
-  public static final String ALLOW_SAME_NAMESPACE = "allow-same-namespace";
+  public static final String ISOLATION = "tenant-isolation";
   public static final String ALLOW_FROM_EDGE = "allow-from-edge";
-  public static final String ALLOW_DNS = "allow-dns";
-  public static final String ALLOW_EGRESS = "allow-egress";
   public static final String ALLOW_BACKUP_TRANSFER = "allow-backup-transfer";
   /** The ConfigMap with the tenant's identity, mounted in every app. */
   public static final String IDENTITY = "tenant-identity";

@@ -18,6 +18,11 @@ import java.util.Map;
  * destinations, which never include the cloud metadata address (a compromised app must not read
  * the node's credentials, reach other tenants or clusters' private services); backup pods also
  * reach the operator's transfer endpoint.
+ *
+ * <p>What applies to every pod is one policy, {@code tenant-isolation}: selecting them all for both
+ * directions denies the rest, and its rules allow the namespace, DNS and the plan's destinations. One
+ * object, not one per rule: each is a write for every spare a pool builds. The edge's and the backup
+ * pods' rules select other pods, so they are policies of their own.
  */
 public final class NetworkPolicyModel {
 
@@ -27,35 +32,32 @@ public final class NetworkPolicyModel {
   }
 
   public static List<NetworkPolicy> networkPolicies(TenantContext ctx) {
-    List<NetworkPolicy> policies = new ArrayList<>(List.of(
-        policy(ctx, Names.DEFAULT_DENY).withNewSpec().withNewPodSelector().endPodSelector()
-            .withPolicyTypes("Ingress", "Egress").endSpec().build(),
-        policy(ctx, Names.ALLOW_SAME_NAMESPACE).withNewSpec().withNewPodSelector().endPodSelector()
-            .withPolicyTypes("Ingress", "Egress")
-            .addNewIngress().addNewFrom().withNewPodSelector().endPodSelector().endFrom().endIngress()
-            .addNewEgress().addNewTo().withNewPodSelector().endPodSelector().endTo().endEgress()
-            .endSpec().build(),
-        policy(ctx, Names.ALLOW_DNS).withNewSpec().withNewPodSelector().endPodSelector().withPolicyTypes("Egress")
-            .addNewEgress().addNewTo().withNewNamespaceSelector()
-            .withMatchLabels(Map.of(NAMESPACE_NAME, ctx.config().dnsNamespace())).endNamespaceSelector().endTo()
-            .addToPorts(new NetworkPolicyPortBuilder().withProtocol("UDP").withPort(new IntOrString(53)).build(),
-                new NetworkPolicyPortBuilder().withProtocol("TCP").withPort(new IntOrString(53)).build())
-            .endEgress()
-            .endSpec().build()));
+    List<NetworkPolicy> policies = new ArrayList<>(List.of(isolation(ctx)));
     List<AppSpec> exposed = AppModel.exposed(ctx);
     if (!exposed.isEmpty()) {
-      policies.add(2, fromEdge(ctx, exposed));
+      policies.add(fromEdge(ctx, exposed));
     }
     if (ctx.config().backups().enabled()) {
       policies.add(toTransfer(ctx));
     }
-    List<EgressRule> egress = ctx.plan().egress();
-    if (!egress.isEmpty()) {
-      policies.add(policy(ctx, Names.ALLOW_EGRESS).withNewSpec().withNewPodSelector().endPodSelector()
-          .withPolicyTypes("Egress").withEgress(egress.stream().map(NetworkPolicyModel::egressRule).toList())
-          .endSpec().build());
-    }
     return policies;
+  }
+
+  /** Every pod: ingress from the namespace only; egress to the namespace, the cluster DNS and the plan's destinations. */
+  private static NetworkPolicy isolation(TenantContext ctx) {
+    List<NetworkPolicyEgressRule> egress = new ArrayList<>(List.of(
+        new NetworkPolicyEgressRuleBuilder().addNewTo().withNewPodSelector().endPodSelector().endTo().build(),
+        new NetworkPolicyEgressRuleBuilder().addNewTo().withNewNamespaceSelector()
+            .withMatchLabels(Map.of(NAMESPACE_NAME, ctx.config().dnsNamespace())).endNamespaceSelector().endTo()
+            .addToPorts(new NetworkPolicyPortBuilder().withProtocol("UDP").withPort(new IntOrString(53)).build(),
+                new NetworkPolicyPortBuilder().withProtocol("TCP").withPort(new IntOrString(53)).build())
+            .build()));
+    ctx.plan().egress().forEach(rule -> egress.add(egressRule(rule)));
+    return policy(ctx, Names.ISOLATION).withNewSpec().withNewPodSelector().endPodSelector()
+        .withPolicyTypes("Ingress", "Egress")
+        .addNewIngress().addNewFrom().withNewPodSelector().endPodSelector().endFrom().endIngress()
+        .withEgress(egress)
+        .endSpec().build();
   }
 
   /** The edge reaches the exposed apps (those with routes) on their ports, and nothing else. */

@@ -91,10 +91,10 @@ public final class ProvisioningBenchmark {
   /** The status write, whose count depends on timing (below); every other request is one per object or event. */
   private static final String STATUS_WRITE = "PUT tenants/status";
   /**
-   * docs/benchmarks.md: 23.00 requests per new tenant besides its status writes (its 19 objects, its finalizer, its
+   * docs/benchmarks.md: 19.00 requests per new tenant besides its status writes (its 16 objects, its finalizer, its
    * events); the half allows the informers' watch renewals, one more per tenant is a regression.
    */
-  private static final double REQUESTS_PER_TENANT_LIMIT = 23.5;
+  private static final double REQUESTS_PER_TENANT_LIMIT = 19.5;
   /**
    * The status is written once per distinct state a new tenant is seen in, which depends on timing: 2.00 per tenant
    * at 1000 tenants (a long queue sees few states), 3.17–4.06 at 20 (each pod's readiness seen on its own). A write

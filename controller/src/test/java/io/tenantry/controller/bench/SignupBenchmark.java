@@ -97,7 +97,8 @@ import java.util.stream.Collectors;
  * {@link #MAX_WRITES_PER_SIGNUP} ({@link #MAX_WRITES_PER_SIGNUP_EDGE_GATE} with spares gated at the edge) at each rate and at once. Timings are printed, never checked.
  *
  * <p>Arguments, all optional: rates per second (comma-separated, default 2,5,10), seconds per rate
- * (120), the pool's buffer (400), concurrent clients of the burst (32), Traefik's
+ * (120), the pool's buffer (400), concurrent clients of the burst (32; 0: the rates alone, no signups at once nor
+ * burst), Traefik's
  * providersThrottleDuration (100ms; Traefik's default is 2s), its Gateway provider's throttleDuration
  * (0s, Traefik's default: the provider builds its configuration again as soon as anything it watches
  * changes), rounds of signups at once per side (3: summed up by the median of their p50s, since one
@@ -111,7 +112,12 @@ public final class SignupBenchmark {
 
   private static final String POOL = "signup";
   private static final String BASE_DOMAIN = "signup.bench";
-  private static final int MAX_PROVISIONING = 100;
+  /**
+   * Spares built at once. The API server bounds the refill's pace here (2–3 spares/s with 100 at once, each then 35–45 s
+   * from created to Ready against 3 s on a quiet cluster, 2026-11-30): more builds at once than it takes only make each
+   * one slower and the queue the signups' own syncs wait in longer (docs/allocation-api.md, Sizing a pool).
+   */
+  private static final int MAX_PROVISIONING = 20;
   private static final long SERVE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
   private static final long PROBE_MILLIS = 25;
   /** No write for three times the longest a signup holds its tenant's work: what is still due writes nothing. */
@@ -121,19 +127,20 @@ public final class SignupBenchmark {
   /** The name of the peer's Service and HTTPRoute in a spare's namespace. */
   private static final String PEER = "peer";
   /**
-   * Writes per signup, counted until quiet, documented in docs/benchmarks.md (60–65 measured, the
-   * operator's server-side applies included): the bind, the bound tenant's first sync (namespace
-   * state, identity, route, status, event), its record mark, and the replacement spare with
-   * everything Kubernetes writes for it (its pod, ReplicaSet, quota and Deployment statuses,
-   * events), most of them.
+   * Writes per signup, counted until quiet, documented in docs/benchmarks.md (the operator's
+   * server-side applies included): the bind, the bound tenant's first sync (namespace state,
+   * identity, route, status, event), its record mark, and the replacement spare with everything
+   * Kubernetes writes for it (its pod, ReplicaSet, quota and Deployment statuses, events), most of
+   * them. 62–65 measured until 2026-11-30; 5 fewer since (spares created with their finalizer, one
+   * NetworkPolicy for what applied to every pod instead of four, no StateChanged Event on a first status).
    */
-  static final double MAX_WRITES_PER_SIGNUP = 68;
+  static final double MAX_WRITES_PER_SIGNUP = 65;
   /**
-   * The same with spares gated at the edge (63–65 measured at abf75a3): their Services open from
-   * the start save the bind's Service writes and the EndpointSlice's, and each signup adds its
-   * replacement's Middleware and its own gate's opening (its Middleware rewritten).
+   * The same with spares gated at the edge (59.0–61.7 measured at CI's size on 2026-11-30): their
+   * Services open from the start save the bind's Service writes and the EndpointSlice's, and each
+   * signup adds its replacement's Middleware and its own gate's opening (its Middleware rewritten).
    */
-  static final double MAX_WRITES_PER_SIGNUP_EDGE_GATE = 72;
+  static final double MAX_WRITES_PER_SIGNUP_EDGE_GATE = 67;
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final java.util.regex.Pattern BACKGROUND = java.util.regex.Pattern.compile(" (leases|nodes)(/|$)");
 
@@ -218,6 +225,8 @@ public final class SignupBenchmark {
   private final List<String> connectionPeaks = new ArrayList<>();
   /** Per phase, the spares the pool built to replace the bound ones, until quiet: how fast the pool refills here. */
   private final List<String> refills = new ArrayList<>();
+  /** Per phase, the tenant workers' load from the first signup until quiet. */
+  private final List<String> syncLoads = new ArrayList<>();
   /** Namespaces holding a peer Service not removed yet: the next round's peers go elsewhere. */
   private final Set<String> peerNamespaces = new HashSet<>();
   private int sequence;
@@ -256,7 +265,9 @@ public final class SignupBenchmark {
       // Warm-up, not counted: connections, the JIT (signups one by one and at once), Traefik's first reloads.
       List<Signup> peers = new ArrayList<>();
       awaitServed(openLoop(operator, 2, 10, peerServices(peersOf(10)), peers));
-      awaitServed(openLoop(operator, AT_ONCE, settings.burstClients(), peerServices(peersOf(settings.burstClients())), peers));
+      if (settings.burstClients() > 0) {
+        awaitServed(openLoop(operator, AT_ONCE, settings.burstClients(), peerServices(peersOf(settings.burstClients())), peers));
+      }
       awaitServed(peers);
       removePeers(peers);
       awaitQuiet(operator, List.of());
@@ -271,16 +282,7 @@ public final class SignupBenchmark {
     System.out.println("| rate/s | side | signups | 200 | 503 pool dry | least Ready | answered | Active+Ready | route written | route accepted"
         + " | endpoint ready | identity | recorded | first 200 | not served | serving answered | not serving then | writes/signup | Datastore calls/signup |");
     System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
-    atOnce();
-    for (double rate : settings.rates()) {
-      for (boolean hold : List.of(true, false)) {
-        measured(String.format(Locale.ROOT, "%.0f/s", rate), rate, (int) Math.round(rate * settings.seconds()), 1, hold);
-      }
-    }
-    atOnce();
-    for (boolean hold : List.of(true, false)) {
-      burst(hold);
-    }
+    phases();
     System.out.println("\nwrites per signup by kind, 0.2 or more (counted until quiet; nodes and leases left out):");
     writesByKind.forEach(w -> System.out.println("  " + w));
     if (!failures.isEmpty()) {
@@ -294,11 +296,32 @@ public final class SignupBenchmark {
     System.out.println("\nspares built per phase, from its first signup until quiet (the refill's pace bounds the rate a pool"
         + " sustains: a stream faster than it drains the buffer):");
     refills.forEach(r -> System.out.println("  " + r));
+    System.out.println("\ntenant syncs per phase, from its first signup until quiet (workers busy on average, time keys waited in the queue):");
+    syncLoads.forEach(w -> System.out.println("  " + w));
     System.out.printf("%nconnections on the operator's API listener at most (httpMaxConnections %d; the edge's forwardAuth"
         + " calls included):%n", OperatorConfig.defaults().httpMaxConnections());
     connectionPeaks.forEach(c -> System.out.println("  " + c));
     System.out.println();
     summary.forEach(System.out::println);
+  }
+
+  /** Signups at once, the rates, again at once, the bursts; with no burst clients the rates alone (a pool sized for a long stream takes minutes to refill after each). */
+  private void phases() throws Exception {
+    boolean atOnce = settings.burstClients() > 0;
+    if (atOnce) {
+      atOnce();
+    }
+    for (double rate : settings.rates()) {
+      for (boolean hold : List.of(true, false)) {
+        measured(String.format(Locale.ROOT, "%.0f/s", rate), rate, (int) Math.round(rate * settings.seconds()), 1, hold);
+      }
+    }
+    if (atOnce) {
+      atOnce();
+      for (boolean hold : List.of(true, false)) {
+        burst(hold);
+      }
+    }
   }
 
   /**
@@ -379,6 +402,7 @@ public final class SignupBenchmark {
         tracker.resetLeastReady();
         operator.takePeakConnections();
         long started = System.nanoTime();
+        double[] load = operator.load();
         List<Signup> peers = new ArrayList<>();
         List<Signup> signups = openLoop(operator, rate, count, peerNamespaces, peers);
         awaitServed(signups);
@@ -387,6 +411,7 @@ public final class SignupBenchmark {
         connectionPeaks.add(roundSide + ": " + operator.takePeakConnections());
         awaitQuiet(operator, signups);
         refills.add(roundSide + ": " + tracker.sparesBuiltSince(started));
+        syncLoads.add(roundSide + ": " + operator.loadSince(load, started));
         Phase phase = phase(roundSide, signups, before, peers);
         print(roundLabel(label.replace("/s", ""), round, rounds), hold, phase);
         removePeers(peers);
@@ -437,6 +462,7 @@ public final class SignupBenchmark {
       tracker.resetLeastReady();
       operator.takePeakConnections();
       long started = System.nanoTime();
+      double[] load = operator.load();
       int total = settings.pool() + 2 * settings.burstClients();
       List<Signup> signups = new ArrayList<>();
       for (int i = 0; i < total; i++) {
@@ -461,6 +487,7 @@ public final class SignupBenchmark {
       connectionPeaks.add("burst, hold " + onOff(hold) + ": " + operator.takePeakConnections());
       awaitQuiet(operator, signups);
       refills.add("burst, hold " + onOff(hold) + ": " + tracker.sparesBuiltSince(started));
+      syncLoads.add("burst, hold " + onOff(hold) + ": " + operator.loadSince(load, started));
       Phase phase = phase("burst, hold " + onOff(hold), signups, before, List.of());
       print("burst of " + total + " (" + settings.burstClients() + " clients)", hold, phase);
       guards.atMost("burst signups (hold " + onOff(hold) + ") never served", phase.notServed(), 0);
@@ -828,6 +855,23 @@ public final class SignupBenchmark {
       Gauge connections = parts.registry().get("tenantry.http.connections").tag("listener", "api").gauge();
       sampler = probes.scheduleAtFixedRate(() -> peakConnections.accumulateAndGet((int) connections.value(), Math::max),
           0, 50, TimeUnit.MILLISECONDS);
+    }
+
+    /** Tenant syncs so far: count, seconds syncing, keys taken from the queue, seconds they waited there. */
+    double[] load() {
+      var registry = parts.registry();
+      var syncs = registry.get("tenantry.sync").tag("queue", "tenants").timers();
+      var waits = registry.get("workqueue.queue.duration").tag("name", "tenants").timer();
+      return new double[] {syncs.stream().mapToDouble(t -> t.count()).sum(),
+          syncs.stream().mapToDouble(t -> t.totalTime(TimeUnit.SECONDS)).sum(), waits.count(), waits.totalTime(TimeUnit.SECONDS)};
+    }
+
+    String loadSince(double[] before, long started) {
+      double[] now = load();
+      double seconds = (System.nanoTime() - started) / 1e9;
+      return String.format(Locale.ROOT, "%.0f syncs in %.0f s, %.2f workers busy on average, mean %.2f s per sync, mean %.2f s in the queue",
+          now[0] - before[0], seconds, (now[1] - before[1]) / seconds, (now[1] - before[1]) / Math.max(1, now[0] - before[0]),
+          (now[3] - before[3]) / Math.max(1, now[2] - before[2]));
     }
 
     /** The most connections the API listener held at once since the last call. */

@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyBuilder;
 import io.tenantry.api.v1alpha1.ConfigFile;
 import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.controller.queue.SyncResult;
@@ -218,7 +219,7 @@ class ManagedDriftTest {
   void aRefusedWriteIsReportedNamingTheObjectWhileTheGuardrailsAndTheRestAreWritten() {
     SyncFixture f = new SyncFixture();
     f.provisioned("acme");
-    f.cluster.removeOwned(f.cluster.get(NetworkPolicy.class, NS, "default-deny"));
+    f.cluster.removeOwned(f.cluster.get(NetworkPolicy.class, NS, "tenant-isolation"));
     f.cluster.removeOwned(f.cluster.get(ResourceQuota.class, NS, "tenant-quota"));
     f.cluster.putOwned(new ConfigMapBuilder(f.cluster.get(ConfigMap.class, NS, "tenant-identity")).withData(null).build());
     editSecret(f, "db-main-credentials", "password", null);
@@ -228,7 +229,7 @@ class ManagedDriftTest {
 
     assertThat(f.sync("acme")).isEqualTo(SyncResult.withBackoff());
     assertThat(f.writes.take()).containsExactly(
-        "create NetworkPolicy tenant-acme/default-deny",
+        "create NetworkPolicy tenant-acme/tenant-isolation",
         "create ResourceQuota tenant-acme/tenant-quota",
         "apply Secret tenant-acme/db-main-credentials",
         "apply Deployment tenant-acme/app-web",
@@ -259,7 +260,7 @@ class ManagedDriftTest {
 
     assertThat(f.sync("acme")).isEqualTo(SyncResult.withBackoff());
     List<String> writes = f.writes.take();
-    assertThat(writes).contains("create NetworkPolicy tenant-acme/default-deny", "create LimitRange tenant-acme/tenant-limits",
+    assertThat(writes).contains("create NetworkPolicy tenant-acme/tenant-isolation", "create LimitRange tenant-acme/tenant-limits",
         "create Secret tenant-acme/db-main-credentials", "create StatefulSet tenant-acme/db-main",
         "create Deployment tenant-acme/app-web", "status acme Degraded");
     assertThat(writes).noneMatch(w -> w.contains("tenant-operator"));
@@ -268,15 +269,31 @@ class ManagedDriftTest {
   }
 
   @Test
+  void thePoliciesEarlierVersionsWroteOnePerRuleAreDeletedOnceTheIsolationPolicyHoldsTheirRules() {
+    SyncFixture f = new SyncFixture();
+    f.provisioned("acme");
+    NetworkPolicy isolation = f.cluster.get(NetworkPolicy.class, NS, "tenant-isolation");
+    for (String old : List.of("default-deny", "allow-same-namespace", "allow-dns", "allow-egress")) {
+      f.cluster.putOwned(new NetworkPolicyBuilder(isolation).editMetadata().withName(old).withUid(null).endMetadata().build());
+    }
+
+    assertThat(f.sync("acme")).isEqualTo(SyncResult.done());
+    assertThat(f.writes.take()).containsExactly("delete NetworkPolicy tenant-acme/default-deny",
+        "delete NetworkPolicy tenant-acme/allow-same-namespace", "delete NetworkPolicy tenant-acme/allow-dns",
+        "delete NetworkPolicy tenant-acme/allow-egress");
+    assertThat(f.cluster.get(NetworkPolicy.class, NS, "tenant-isolation")).isNotNull();
+  }
+
+  @Test
   void withTheStoreDownTheGuardrailsAreStillPutBack() {
     SyncFixture f = new SyncFixture();
     f.provisioned("acme");
-    f.cluster.removeOwned(f.cluster.get(NetworkPolicy.class, NS, "default-deny"));
+    f.cluster.removeOwned(f.cluster.get(NetworkPolicy.class, NS, "tenant-isolation"));
     editSecret(f, "db-main-credentials", "password", null);
     f.store.setUnavailable(true);
 
     assertThat(f.sync("acme")).isEqualTo(SyncResult.withBackoff());
-    assertThat(f.writes.take()).containsExactly("create NetworkPolicy tenant-acme/default-deny", "status acme Ready");
+    assertThat(f.writes.take()).containsExactly("create NetworkPolicy tenant-acme/tenant-isolation", "status acme Ready");
     assertThat(Conditions.find(f.cluster.tenant("acme").getStatus().getConditions(), Conditions.SECRETS_SYNCED).orElseThrow()
         .getReason()).isEqualTo("StoreUnavailable");
   }

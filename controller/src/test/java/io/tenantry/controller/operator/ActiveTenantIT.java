@@ -91,7 +91,7 @@ class ActiveTenantIT {
             tuple("tenant-operator", "ClusterRole/tenantry-tenant-operator"),
             tuple("tenant-viewer", "ClusterRole/tenantry-tenant-viewer"));
     assertThat(names(client.network().v1().networkPolicies().inNamespace(ns).list().getItems()))
-        .containsExactlyInAnyOrder("default-deny", "allow-same-namespace", "allow-from-edge", "allow-dns", "allow-egress");
+        .containsExactlyInAnyOrder("tenant-isolation", "allow-from-edge");
     assertThat(client.resourceQuotas().inNamespace(ns).withName("tenant-quota").get().getSpec().getHard()).containsKey("pods");
     assertThat(client.limitRanges().inNamespace(ns).withName("tenant-limits").get()).isNotNull();
     assertThat(names(client.services().inNamespace(ns).list().getItems())).containsExactlyInAnyOrder("app-web", "db-main");
@@ -187,7 +187,7 @@ class ActiveTenantIT {
 
     String bindingUid = client.rbac().roleBindings().inNamespace(ns).withName("tenant-viewer").get().getMetadata().getUid();
     client.rbac().roleBindings().inNamespace(ns).withName("tenant-viewer").delete();
-    client.network().v1().networkPolicies().inNamespace(ns).withName("default-deny").delete();
+    client.network().v1().networkPolicies().inNamespace(ns).withName("tenant-isolation").delete();
     client.services().inNamespace(ns).withName("app-web").delete();
     client.apps().deployments().inNamespace(ns).withName("app-web").delete();
     client.rbac().roleBindings().inNamespace(ns).withName("tenant-operator").edit(b -> {
@@ -199,7 +199,7 @@ class ActiveTenantIT {
       RoleBinding viewer = client.rbac().roleBindings().inNamespace(ns).withName("tenant-viewer").get();
       assertThat(viewer).isNotNull();
       assertThat(viewer.getMetadata().getUid()).isNotEqualTo(bindingUid);
-      assertThat(client.network().v1().networkPolicies().inNamespace(ns).withName("default-deny").get()).isNotNull();
+      assertThat(client.network().v1().networkPolicies().inNamespace(ns).withName("tenant-isolation").get()).isNotNull();
       assertThat(client.services().inNamespace(ns).withName("app-web").get()).isNotNull();
       assertThat(client.apps().deployments().inNamespace(ns).withName("app-web").get()).isNotNull();
       assertThat(client.rbac().roleBindings().inNamespace(ns).withName("tenant-operator").get().getSubjects())

@@ -427,7 +427,7 @@ class HostileTenantIT {
 
     assertThatThrownBy(() -> admin.resourceQuotas().inNamespace(ns(acme)).withName("tenant-quota")
         .edit(q -> { q.getSpec().getHard().remove("pods"); return q; })).hasMessageContaining("forbidden");
-    assertThatThrownBy(() -> admin.network().v1().networkPolicies().inNamespace(ns(acme)).withName("default-deny").delete())
+    assertThatThrownBy(() -> admin.network().v1().networkPolicies().inNamespace(ns(acme)).withName("tenant-isolation").delete())
         .hasMessageContaining("forbidden");
     assertThatThrownBy(() -> admin.secrets().inNamespace(ns(globex)).list()).hasMessageContaining("forbidden");
     assertThatThrownBy(() -> admin.pods().inNamespace(ns(globex)).list()).hasMessageContaining("forbidden");

@@ -146,12 +146,12 @@ class ManagedDriftIT {
     int from = harness.requests.all().size();
     patchSecret("db-main-credentials", "[{\"op\":\"remove\",\"path\":\"/data/password\"},"
         + "{\"op\":\"remove\",\"path\":\"/data/username\"}]").run();
-    client.network().v1().networkPolicies().inNamespace(ns).withName("default-deny").delete();
+    client.network().v1().networkPolicies().inNamespace(ns).withName("tenant-isolation").delete();
     client.resourceQuotas().inNamespace(ns).withName("tenant-quota").patch(PatchContext.of(PatchType.JSON_MERGE),
         "{\"spec\":{\"hard\":{\"pods\":\"1000\"}}}");
     await().atMost(REPAIR).pollInterval(Duration.ofMillis(200)).until(() ->
         secret("db-main-credentials").getData().containsKey("password")
-            && client.network().v1().networkPolicies().inNamespace(ns).withName("default-deny").get() != null
+            && client.network().v1().networkPolicies().inNamespace(ns).withName("tenant-isolation").get() != null
             && quota.equals(quota()));
     settle();
     assertThat(writesSince(from)).as("the tenant stayed Ready").noneMatch(w -> w.contains("/tenants/" + name + "/status"));

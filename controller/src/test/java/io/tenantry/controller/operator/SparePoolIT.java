@@ -57,9 +57,15 @@ class SparePoolIT {
     String pool = uniqueName("pool");
     Set<String> building = ConcurrentHashMap.newKeySet();
     AtomicInteger most = new AtomicInteger();
+    Set<String> createdWithFinalizer = ConcurrentHashMap.newKeySet();
+    Set<String> createdWithout = ConcurrentHashMap.newKeySet();
     try (Watch watch = client.resources(Tenant.class).withLabel(WellKnown.SPARE_POOL, pool).watch(new Watcher<>() {
       @Override
       public void eventReceived(Action action, Tenant t) {
+        if (action == Action.ADDED) {
+          (t.getMetadata().getFinalizers().contains(WellKnown.CLEANUP_FINALIZER) ? createdWithFinalizer : createdWithout)
+              .add(t.getMetadata().getName());
+        }
         boolean unready = action != Action.DELETED && t.getSpec().getState() == TenantState.New
             && (t.getStatus() == null || t.getStatus().getPhase() != TenantPhase.Ready);
         if (unready) {
@@ -86,6 +92,8 @@ class SparePoolIT {
       assertThat(full.getStatus().getConditions().get(0).getReason()).isEqualTo("BufferFull");
       assertThat(most.get()).as("spares built at once").isBetween(1, 2);
       assertThat(spares(pool)).hasSize(4).allSatisfy(t -> assertThat(t.getSpec().getState()).isEqualTo(TenantState.New));
+      assertThat(createdWithFinalizer).as("spares created with the operator's finalizer: no write nor sync to add it").hasSize(4);
+      assertThat(createdWithout).isEmpty();
 
       // Bound to a customer by hand (the allocation API's job): the pool builds a replacement.
       String bound = spares(pool).get(0).getMetadata().getName();

@@ -88,6 +88,8 @@ class SparePoolReconcilerTest {
     assertThat(spares()).allSatisfy(s -> {
       assertThat(s.getSpec().getState()).isEqualTo(TenantState.New);
       assertThat(s.getSpec().getApps().get(0).getVersion()).isEqualTo("1.0.0");
+      assertThat(s.getMetadata().getFinalizers()).as("created with it: its first sync need not add it")
+          .containsExactly(WellKnown.CLEANUP_FINALIZER);
     });
 
     reconciler.sync("default");

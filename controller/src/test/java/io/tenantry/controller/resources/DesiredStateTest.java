@@ -83,8 +83,7 @@ class DesiredStateTest {
     assertThat(keys(objects)).containsExactly(
         "Namespace/tenant-acme",
         "RoleBinding/tenant-admin", "RoleBinding/tenant-operator", "RoleBinding/tenant-viewer",
-        "NetworkPolicy/default-deny", "NetworkPolicy/allow-same-namespace", "NetworkPolicy/allow-from-edge",
-        "NetworkPolicy/allow-dns", "NetworkPolicy/allow-egress",
+        "NetworkPolicy/tenant-isolation", "NetworkPolicy/allow-from-edge",
         "ResourceQuota/tenant-quota", "LimitRange/tenant-limits", "ConfigMap/tenant-identity",
         "Secret/db-main-credentials", "Secret/db-main-binding", "Service/db-main", "PodDisruptionBudget/db-main", "StatefulSet/db-main",
         "Secret/db-cache-credentials", "Secret/db-cache-binding", "Service/db-cache", "PodDisruptionBudget/db-cache", "StatefulSet/db-cache",
@@ -102,11 +101,23 @@ class DesiredStateTest {
     Map<String, NetworkPolicy> policies = new java.util.LinkedHashMap<>();
     NetworkPolicyModel.networkPolicies(context(tenant(), OperatorConfig.defaults()))
         .forEach(p -> policies.put(p.getMetadata().getName(), p));
-    assertThat(policies.get("default-deny").getSpec().getPolicyTypes()).containsExactly("Ingress", "Egress");
-    assertThat(policies.get("default-deny").getSpec().getEgress()).isEmpty();
-    assertThat(policies.get("allow-same-namespace").getSpec().getEgress().get(0).getTo().get(0).getPodSelector()).isNotNull();
+    NetworkPolicy isolation = policies.get("tenant-isolation");
+    assertThat(isolation.getSpec().getPodSelector().getMatchLabels()).as("every pod").isNullOrEmpty();
+    assertThat(isolation.getSpec().getPolicyTypes()).containsExactly("Ingress", "Egress");
+    assertThat(isolation.getSpec().getIngress()).singleElement().satisfies(rule -> assertThat(rule.getFrom()).singleElement()
+        .satisfies(from -> {
+          assertThat(from.getPodSelector().getMatchLabels()).as("the namespace's own pods").isNullOrEmpty();
+          assertThat(from.getNamespaceSelector()).isNull();
+          assertThat(from.getIpBlock()).isNull();
+        }));
+    assertThat(isolation.getSpec().getEgress()).as("the namespace, DNS, the plan's two destinations").hasSize(4);
+    assertThat(isolation.getSpec().getEgress().get(0).getTo()).singleElement().satisfies(to -> {
+      assertThat(to.getPodSelector().getMatchLabels()).isNullOrEmpty();
+      assertThat(to.getNamespaceSelector()).isNull();
+    });
+    assertThat(isolation.getSpec().getEgress().get(0).getPorts()).isNullOrEmpty();
 
-    NetworkPolicyEgressRule dns = policies.get("allow-dns").getSpec().getEgress().get(0);
+    NetworkPolicyEgressRule dns = isolation.getSpec().getEgress().get(1);
     assertThat(dns.getTo().get(0).getNamespaceSelector().getMatchLabels()).containsExactly(Map.entry("kubernetes.io/metadata.name", "kube-system"));
     assertThat(dns.getPorts()).extracting(p -> p.getProtocol() + "/" + p.getPort().getIntVal()).containsExactly("UDP/53", "TCP/53");
 
@@ -159,8 +170,10 @@ class DesiredStateTest {
   @Test
   void aPlanWithoutEgressReachesNothingBeyondItsNamespaceAndDns() {
     OperatorConfig closed = OperatorConfig.parse("plans: {standard: {quota: {pods: \"5\"}}}");
-    assertThat(NetworkPolicyModel.networkPolicies(context(tenant(), closed))).extracting(p -> p.getMetadata().getName())
-        .containsExactly("default-deny", "allow-same-namespace", "allow-from-edge", "allow-dns");
+    List<NetworkPolicy> policies = NetworkPolicyModel.networkPolicies(context(tenant(), closed));
+    assertThat(policies).extracting(p -> p.getMetadata().getName()).containsExactly("tenant-isolation", "allow-from-edge");
+    assertThat(policies.get(0).getSpec().getEgress()).as("the namespace and DNS").hasSize(2)
+        .allSatisfy(rule -> assertThat(rule.getTo()).allSatisfy(to -> assertThat(to.getIpBlock()).isNull()));
   }
 
   @Test
