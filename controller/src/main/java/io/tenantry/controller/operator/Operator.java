@@ -452,7 +452,9 @@ public final class Operator implements AutoCloseable {
     shutdown.step("drain", Duration.ofSeconds(3), this::drain);
     shutdown.step("informers", Duration.ofSeconds(1), parts.cache()::close);
     if (election != null) {
-      election.cancel(true);
+      // A step too: fabric8's LeaderElector stops under the lock its renewal holds, and a renewal
+      // in flight to an API server that does not answer holds it through the client's retries.
+      shutdown.step("election", Duration.ofSeconds(1), () -> election.cancel(true));
       shutdown.step("lease", Duration.ofSeconds(2), this::releaseLease);
     }
     shutdown.step("http", HttpEndpoints.STOP_GRACE.plusMillis(500), http::close);
