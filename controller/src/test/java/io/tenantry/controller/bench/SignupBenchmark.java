@@ -227,6 +227,10 @@ public final class SignupBenchmark {
   private final List<String> refills = new ArrayList<>();
   /** Per phase, the tenant workers' load from the first signup until quiet. */
   private final List<String> syncLoads = new ArrayList<>();
+  /** Per rate, the API server's writes while the signups came, against what it took building the pool. */
+  private final List<String> writeRates = new ArrayList<>();
+  /** The API server's writes a second while the pool was built from empty, nothing else running: what it takes at most here. */
+  private double buildWritesPerSecond;
   /** Namespaces holding a peer Service not removed yet: the next round's peers go elsewhere. */
   private final Set<String> peerNamespaces = new HashSet<>();
   private int sequence;
@@ -256,12 +260,8 @@ public final class SignupBenchmark {
     SparePool pool = new SparePool();
     pool.getMetadata().setName(POOL);
     pool.setSpec(new SparePoolSpec(settings.pool(), MAX_PROVISIONING, template));
-    long building = System.nanoTime();
     try (RunningOperator operator = new RunningOperator(true)) {
-      admin.resources(SparePool.class).resource(pool).create();
-      awaitPoolFull();
-      System.out.printf("pool of %d spares built in %.1f s (maxProvisioning %d)%n", settings.pool(),
-          (System.nanoTime() - building) / 1e9, MAX_PROVISIONING);
+      build(pool);
       // Warm-up, not counted: connections, the JIT (signups one by one and at once), Traefik's first reloads.
       List<Signup> peers = new ArrayList<>();
       awaitServed(openLoop(operator, 2, 10, peerServices(peersOf(10)), peers));
@@ -298,11 +298,28 @@ public final class SignupBenchmark {
     refills.forEach(r -> System.out.println("  " + r));
     System.out.println("\ntenant syncs per phase, from its first signup until quiet (workers busy on average, time keys waited in the queue):");
     syncLoads.forEach(w -> System.out.println("  " + w));
+    System.out.println("\nthe API server's writes per rate (nodes and leases left out), against its pace building the pool from"
+        + " empty: a stream whose signups, replacements included, ask more than that pace cannot be kept up with by this machine's"
+        + " API server, only absorbed by the buffer:");
+    writeRates.forEach(w -> System.out.println("  " + w));
     System.out.printf("%nconnections on the operator's API listener at most (httpMaxConnections %d; the edge's forwardAuth"
         + " calls included):%n", OperatorConfig.defaults().httpMaxConnections());
     connectionPeaks.forEach(c -> System.out.println("  " + c));
     System.out.println();
     summary.forEach(System.out::println);
+  }
+
+  /** Builds the pool from empty, nothing else running; prints how long that took and the API server's writes meanwhile. */
+  private void build(SparePool pool) throws InterruptedException {
+    long building = System.nanoTime();
+    Counts empty = counts();
+    admin.resources(SparePool.class).resource(pool).create();
+    awaitPoolFull();
+    double seconds = (System.nanoTime() - building) / 1e9;
+    double writes = counts().writes() - empty.writes();
+    buildWritesPerSecond = writes / seconds;
+    System.out.printf(Locale.ROOT, "pool of %d spares built in %.1f s (maxProvisioning %d): %.0f writes a second to the API server,"
+        + " %.1f a spare%n", settings.pool(), seconds, MAX_PROVISIONING, buildWritesPerSecond, writes / settings.pool());
   }
 
   /** Signups at once, the rates, again at once, the bursts; with no burst clients the rates alone (a pool sized for a long stream takes minutes to refill after each). */
@@ -405,6 +422,7 @@ public final class SignupBenchmark {
         double[] load = operator.load();
         List<Signup> peers = new ArrayList<>();
         List<Signup> signups = openLoop(operator, rate, count, peerNamespaces, peers);
+        double streamWrites = (counts().writes() - before.writes()) / ((System.nanoTime() - started) / 1e9);
         awaitServed(signups);
         awaitServed(peers);
         String roundSide = roundLabel(side, round, rounds);
@@ -417,6 +435,11 @@ public final class SignupBenchmark {
         removePeers(peers);
         firstPages.add(phase.firstPage());
         peerPages.add(phase.peer());
+        if (rate != AT_ONCE) {
+          writeRates.add(String.format(Locale.ROOT, "%s: %.0f writes a second while the signups came; %.1f writes a signup (until quiet)"
+              + " at the pool's build rate (%.0f a second) would take %.1f signups a second", roundSide, streamWrites,
+              phase.writesPerSignup(), buildWritesPerSecond, buildWritesPerSecond / phase.writesPerSignup()));
+        }
         signups.stream().filter(su -> su.code == 200).forEach(served::add);
         peersServed.addAll(peers);
         guards.atMost("signups at " + roundSide + " never served", phase.notServed(), 0);
