@@ -2,7 +2,8 @@
 # Runs one benchmark (a main class in a module's test classes) and prints its output. With
 # BENCH_RECORD=1 it then writes the figures into docs/benchmarks.md, between the markers
 # <!-- figures:NAME --> and <!-- /figures:NAME --> (tools/record-figures.sh), under the command
-# tools/bench-NAME.sh ARGS and the commit the run started on.
+# tools/bench-NAME.sh ARGS and the commit the run started on; BENCH_BLOCK names another block (a
+# benchmark whose runs of different shapes each have one).
 #
 #   run-benchmark.sh NAME MODULE MAIN-CLASS "JAVA FLAGS" [ARGS...]
 set -euo pipefail
@@ -22,7 +23,7 @@ java $flags -Dtenantry.tools="$PWD/tools" \
   "$class" "$@" | tee "$out" || status=$?
 # A run that ended in a guard's verdict is recorded with it; one that broke off is not.
 if [[ ${BENCH_RECORD:-} == 1 ]] && { [[ $status == 0 ]] || grep -q '^GUARD FAILED' "$out"; }; then
-  tools/record-figures.sh "$name" docs/benchmarks.md "$out" "tools/bench-$name.sh $*"
+  tools/record-figures.sh "${BENCH_BLOCK:-$name}" docs/benchmarks.md "$out" "tools/bench-$name.sh $*"
 fi
 rm -f "$out"
 exit "$status"

@@ -96,7 +96,8 @@ import java.util.stream.Collectors;
  * from an empty pool: a busy listener's 503 is a failure; printed by answer), told serving before their URL served, and writes per signup over
  * {@link #MAX_WRITES_PER_SIGNUP} ({@link #MAX_WRITES_PER_SIGNUP_EDGE_GATE} with spares gated at the edge) at each rate and at once. Timings are printed, never checked.
  *
- * <p>Arguments, all optional: rates per second (comma-separated, default 2,5,10), seconds per rate
+ * <p>Arguments, all optional: rates per second (comma-separated, default 2,5,10; none: signups at once and the
+ * bursts alone), seconds per rate
  * (120), the pool's buffer (400), concurrent clients of the burst (32; 0: the rates alone, no signups at once nor
  * burst), Traefik's
  * providersThrottleDuration (100ms; Traefik's default is 2s), its Gateway provider's throttleDuration
@@ -157,9 +158,14 @@ public final class SignupBenchmark {
     };
   }
 
+  /** The 1st argument: rates a second, comma-separated, or none (signups at once and the bursts alone). */
+  private static List<Double> rates(String rates) {
+    return "none".equals(rates) ? List.of() : Arrays.stream(rates.split(",")).map(Double::parseDouble).toList();
+  }
+
   public static void main(String[] args) {
     Settings settings = new Settings(
-        Arrays.stream((args.length > 0 ? args[0] : "2,5,10").split(",")).map(Double::parseDouble).toList(),
+        rates(args.length > 0 ? args[0] : "2,5,10"),
         args.length > 1 ? Integer.parseInt(args[1]) : 120,
         args.length > 2 ? Integer.parseInt(args[2]) : 400,
         args.length > 3 ? Integer.parseInt(args[3]) : 32,
@@ -167,6 +173,9 @@ public final class SignupBenchmark {
         args.length > 5 ? args[5] : "100ms",
         args.length > 6 ? Integer.parseInt(args[6]) : 3,
         spareGate(args.length > 7 ? args[7] : "service"));
+    if (settings.rates().isEmpty() && settings.burstClients() == 0) {
+      throw new IllegalArgumentException("rates (1st argument) none and burst clients (4th) 0: nothing to measure");
+    }
     ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME))
         .setLevel(ch.qos.logback.classic.Level.WARN);
     System.setProperty("http.maxConnections", "64");
@@ -229,7 +238,7 @@ public final class SignupBenchmark {
   private final List<String> syncLoads = new ArrayList<>();
   /** Per rate, the API server's writes while the signups came, against what it took building the pool. */
   private final List<String> writeRates = new ArrayList<>();
-  /** The API server's writes a second while the pool was built from empty, nothing else running: what it takes at most here. */
+  /** The API server's writes a second while the pool was built from empty, nothing else running: the pace it keeps here. */
   private double buildWritesPerSecond;
   /** Namespaces holding a peer Service not removed yet: the next round's peers go elsewhere. */
   private final Set<String> peerNamespaces = new HashSet<>();
@@ -298,10 +307,12 @@ public final class SignupBenchmark {
     refills.forEach(r -> System.out.println("  " + r));
     System.out.println("\ntenant syncs per phase, from its first signup until quiet (workers busy on average, time keys waited in the queue):");
     syncLoads.forEach(w -> System.out.println("  " + w));
-    System.out.println("\nthe API server's writes per rate (nodes and leases left out), against its pace building the pool from"
-        + " empty: a stream whose signups, replacements included, ask more than that pace cannot be kept up with by this machine's"
-        + " API server, only absorbed by the buffer:");
-    writeRates.forEach(w -> System.out.println("  " + w));
+    if (!writeRates.isEmpty()) {
+      System.out.println("\nthe API server's writes per rate (nodes and leases left out), against its pace building the pool from"
+          + " empty: a stream whose signups, replacements included, ask more than that pace cannot be kept up with by this machine's"
+          + " API server, only absorbed by the buffer:");
+      writeRates.forEach(w -> System.out.println("  " + w));
+    }
     System.out.printf("%nconnections on the operator's API listener at most (httpMaxConnections %d; the edge's forwardAuth"
         + " calls included):%n", OperatorConfig.defaults().httpMaxConnections());
     connectionPeaks.forEach(c -> System.out.println("  " + c));
@@ -322,7 +333,10 @@ public final class SignupBenchmark {
         + " %.1f a spare%n", settings.pool(), seconds, MAX_PROVISIONING, buildWritesPerSecond, writes / settings.pool());
   }
 
-  /** Signups at once, the rates, again at once, the bursts; with no burst clients the rates alone (a pool sized for a long stream takes minutes to refill after each). */
+  /**
+   * Signups at once, the rates, again at once (after the routes the rates left), the bursts; with no burst clients the
+   * rates alone (a pool sized for a long stream takes minutes to refill after each), with no rates no second round at once.
+   */
   private void phases() throws Exception {
     boolean atOnce = settings.burstClients() > 0;
     if (atOnce) {
@@ -334,7 +348,9 @@ public final class SignupBenchmark {
       }
     }
     if (atOnce) {
-      atOnce();
+      if (!settings.rates().isEmpty()) {
+        atOnce();
+      }
       for (boolean hold : List.of(true, false)) {
         burst(hold);
       }
