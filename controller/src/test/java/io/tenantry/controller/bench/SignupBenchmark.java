@@ -236,6 +236,8 @@ public final class SignupBenchmark {
   private final List<String> refills = new ArrayList<>();
   /** Per phase, the tenant workers' load from the first signup until quiet. */
   private final List<String> syncLoads = new ArrayList<>();
+  /** Per round, Traefik's CPU from its first signup (or route) until all served. */
+  private final List<String> edgeLoads = new ArrayList<>();
   /** Per rate, the API server's writes while the signups came, against what it took building the pool. */
   private final List<String> writeRates = new ArrayList<>();
   /** The API server's writes a second while the pool was built from empty, nothing else running: the pace it keeps here. */
@@ -307,6 +309,9 @@ public final class SignupBenchmark {
     refills.forEach(r -> System.out.println("  " + r));
     System.out.println("\ntenant syncs per phase, from its first signup until quiet (workers busy on average, time keys waited in the queue):");
     syncLoads.forEach(w -> System.out.println("  " + w));
+    System.out.println("\nthe edge's CPU per round, from its first signup (or route) until all served (Traefik's CPU time"
+        + " ÷ the round's time, in cores; it builds its whole configuration again after each change it watches):");
+    edgeLoads.forEach(w -> System.out.println("  " + w));
     if (!writeRates.isEmpty()) {
       System.out.println("\nthe API server's writes per rate (nodes and leases left out), against its pace building the pool from"
           + " empty: a stream whose signups, replacements included, ask more than that pace cannot be kept up with by this machine's"
@@ -392,7 +397,9 @@ public final class SignupBenchmark {
     List<Signup> peers = new ArrayList<>();
     List<java.util.concurrent.Future<?>> calls = new ArrayList<>();
     List<String> namespaces = peerServices(settings.burstClients());
-    long t0 = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
+    long edgeStarted = System.nanoTime();
+    double edgeCpu = edge.cpuSeconds();
+    long t0 = edgeStarted + TimeUnit.MILLISECONDS.toNanos(100);
     for (String namespace : namespaces) {
       Signup peer = new Signup("edge-" + sequence, false);
       peer.namespace = namespace;
@@ -408,6 +415,7 @@ public final class SignupBenchmark {
       call.get();
     }
     awaitServed(peers);
+    edgeLoads.add(label + ", edge alone: " + edgeLoad(edgeCpu, edgeStarted));
     Milestone served = Milestone.of(peers, s -> s.served);
     System.out.printf(Locale.ROOT, "| %s | edge alone: plain routes, no operator | %d | | | | | | %s | %s | | | | %s | %d | | | | |%n", label,
         peers.size(), Milestone.of(peers, s -> tracker.written(s.namespace, s.host)), Milestone.of(peers, s -> tracker.accepted(s.namespace, s.host)),
@@ -436,12 +444,14 @@ public final class SignupBenchmark {
         operator.takePeakConnections();
         long started = System.nanoTime();
         double[] load = operator.load();
+        double edgeCpu = edge.cpuSeconds();
         List<Signup> peers = new ArrayList<>();
         List<Signup> signups = openLoop(operator, rate, count, peerNamespaces, peers);
         double streamWrites = (counts().writes() - before.writes()) / ((System.nanoTime() - started) / 1e9);
         awaitServed(signups);
         awaitServed(peers);
         String roundSide = roundLabel(side, round, rounds);
+        edgeLoads.add(roundSide + ": " + edgeLoad(edgeCpu, started));
         connectionPeaks.add(roundSide + ": " + operator.takePeakConnections());
         awaitQuiet(operator, signups);
         refills.add(roundSide + ": " + tracker.sparesBuiltSince(started));
@@ -471,6 +481,12 @@ public final class SignupBenchmark {
           Milestone.of(served.stream().filter(su -> !su.subdomain).toList(), su -> su.served),
           Milestone.of(served.stream().filter(su -> su.subdomain).toList(), su -> su.served), Milestone.of(peersServed, su -> su.served)));
     }
+  }
+
+  /** Traefik's cores on average since {@code started}, its CPU time then {@code cpuBefore}. */
+  private String edgeLoad(double cpuBefore, long started) {
+    double seconds = (System.nanoTime() - started) / 1e9;
+    return String.format(Locale.ROOT, "%.2f cores on average over %.1f s", (edge.cpuSeconds() - cpuBefore) / seconds, seconds);
   }
 
   private static String roundLabel(String label, int round, int rounds) {

@@ -130,6 +130,11 @@ final class TrafficEdge implements AutoCloseable {
     }
   }
 
+  /** Traefik's CPU time so far, in seconds (0 where the system does not tell). */
+  double cpuSeconds() {
+    return traefik.info().totalCpuDuration().map(d -> d.toNanos() / 1e9).orElse(0.0);
+  }
+
   @Override
   public void close() throws InterruptedException {
     // What the edge cost, beside what it served: its configuration is built again on every change it watches.
