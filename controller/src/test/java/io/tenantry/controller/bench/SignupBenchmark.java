@@ -106,7 +106,7 @@ import java.util.stream.Collectors;
  * round's p50 and its peer's moved by up to 2× between runs of the same code on this machine; the
  * counts are guarded in every round), and routing.spareGate.mode (service, the default: a spare's
  * Services select no pod until bound; forwardAuth: its Services are open and Traefik, with its
- * kubernetesCRD provider on, asks the operator before each request to a spare's route). Run with tools/bench-signup.sh, which
+ * kubernetesCRD provider on, throttled to {@link TrafficEdge#CRD_THROTTLE}, asks the operator before each request to a spare's route). Run with tools/bench-signup.sh, which
  * makes the pods' addresses local to this machine; CI runs {@code 2 10 20 8 100ms 100ms 1}.
  */
 public final class SignupBenchmark {
