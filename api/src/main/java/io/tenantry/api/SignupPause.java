@@ -10,7 +10,8 @@ import java.time.Duration;
  * between the binds of the signups still arriving. The bound tenant's own first sync (its route,
  * identity and status) is never held: the customer's first page waits for it. Each caller keeps its
  * own clock. The pool's refill may wait longer: while half its buffer is still Ready, until the
- * signups pause (SparePoolReconciler).
+ * signups pause, and then until the edge has judged its customers' routes, at most MAX_HOLD after
+ * each bind (SparePoolReconciler).
  */
 public final class SignupPause {
 

@@ -220,8 +220,7 @@ public final class Operator implements AutoCloseable {
         templates, converged, tenantBackups, clock);
     SparePoolReconciler pools = new SparePoolReconciler(cache, new KubeSpareWriter(client),
         fleet == null ? SpareNames.CLUSTER_ONLY : SpareNames.fleet(measuredFleet, config.fleet().clusterName()), clock,
-        config.allocation().holdDuringSignupBursts(),
-        routingMode == RoutingMode.NONE || !config.routing().enabled() ? 0 : config.routing().routesAhead(), queue::addAfter);
+        config.allocation().holdDuringSignupBursts(), poolEdge(config, routingMode, routing, cache, queue));
     Workers workers = new Workers("tenants", queue, reconciler::sync, reconciler::failed, registry);
     Workers poolWorkers = new Workers("sparepools", poolQueue, pools::sync, (pool, e) -> {
       if (!Conflicts.isConflict(e)) {
@@ -233,6 +232,13 @@ public final class Operator implements AutoCloseable {
         .registerWith(registry);
     return new Parts(registry, cache, queue, poolQueue, templates, converged, reconciler, workers, poolWorkers, backups,
         purgedBackups, boundRoutes);
+  }
+
+  /** The edge as the SparePool controller sees it: the spares' routes ahead, written by tenant syncs, and the Gateway's verdicts. */
+  private static SparePoolReconciler.Edge poolEdge(OperatorConfig config, RoutingMode routingMode, TenantRouting routing,
+      InformerCache cache, RateLimitingQueue<String> queue) {
+    return routingMode == RoutingMode.NONE || !config.routing().enabled() ? SparePoolReconciler.Edge.NONE
+        : new SparePoolReconciler.Edge(config.routing().routesAhead(), queue::addAfter, tenant -> routing.edgeTook(tenant, cache, config));
   }
 
   /**

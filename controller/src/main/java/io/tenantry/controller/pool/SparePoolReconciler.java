@@ -31,6 +31,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiConsumer;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,6 +56,10 @@ import org.slf4j.LoggerFactory;
  * and a stream the buffer can absorb would wait behind its own refill. Below half the buffer the
  * refill runs alongside the signups, so that a stream longer than the buffer finds spares. A pool
  * emptied by a burst refills a second after its last bind: signups that find it empty bind nothing.
+ * While the buffer covers, the refill also waits until the edge has taken the routes of the burst's
+ * customers as they are now ({@link Edge#took}; a subdomain is a new route), at most
+ * {@link SignupPause#MAX_HOLD} after each bind: the Gateway writes its verdict on a new route before it
+ * serves it, and those writes queue behind the refill's at the API server.
  *
  * <p>Routes ahead: the spares next in line for a signup ({@link Spares#nextInLine}, the
  * operator's {@code routing.spareRoutesAhead} of them, by default every Ready one) have their route written ahead by their own
@@ -66,6 +71,16 @@ import org.slf4j.LoggerFactory;
  */
 public final class SparePoolReconciler {
 
+  /**
+   * The edge as the pool sees it: how many of a pool's Ready spares are routed ahead (0: none, routing
+   * is off), who writes their route (the spare's name and after how long, for the tenant sync that
+   * writes it), and whether the edge has taken a bound tenant's route as it is now.
+   */
+  public record Edge(int routesAhead, BiConsumer<String, Duration> routeAhead, Predicate<Tenant> took) {
+    /** Routing off: nothing is routed ahead or waited for. */
+    public static final Edge NONE = new Edge(0, (spare, after) -> { }, tenant -> true);
+  }
+
   private static final Logger LOG = LoggerFactory.getLogger(SparePoolReconciler.class);
   private static final String ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
   private static final SecureRandom RANDOM = new SecureRandom();
@@ -74,6 +89,8 @@ public final class SparePoolReconciler {
   private static final Duration UNSEEN_CREATE_TTL = Duration.ofMinutes(1);
   /** How far apart the spares that join the line have their routes written: at most 20 new routes a second. */
   static final Duration ROUTE_SPACING = Duration.ofMillis(50);
+  /** How often a refill that waits for the edge looks again: its verdicts are no event of the pool's. */
+  static final Duration EDGE_POLL = Duration.ofMillis(200);
   /** Draws of a spare's name before giving up; with 36^5 names, more than one is already rare. */
   private static final int NAME_DRAWS = 5;
 
@@ -93,29 +110,23 @@ public final class SparePoolReconciler {
   private final Map<String, Instant> heldSince = new ConcurrentHashMap<>();
   /** By pool, when a hold last let the status through: one the buffer stretches shows its counts every MAX_HOLD. */
   private final Map<String, Instant> statusInHoldAt = new ConcurrentHashMap<>();
-  /** How many spares of a pool are routed ahead (0: none, routing is off); who writes their route. */
-  private final int routesAhead;
-  private final BiConsumer<String, Duration> routeAhead;
+  private final Edge edge;
+  /** By pool, the customers of its latest signups whose routes the edge may not have taken yet, with when they were bound. */
+  private final Map<String, Map<String, Instant>> awaitingEdge = new ConcurrentHashMap<>();
   /** By pool, the spares next in line at its last sync. */
   private final Map<String, Set<String>> inLine = new ConcurrentHashMap<>();
   /** By pool, when the next spare that joins the line may have its route written. */
   private final Map<String, Instant> nextRouteAt = new ConcurrentHashMap<>();
 
-  /**
-   * @param routesAhead how many of a pool's Ready spares are routed ahead (routing.spareRoutesAhead, Integer.MAX_VALUE
-   *     for all; 0 when routing is off)
-   * @param routeAhead receives the name of a spare that joined the line, and after how long, for the tenant
-   *     sync that writes its route
-   */
+  /** @param edge routing.spareRoutesAhead (Integer.MAX_VALUE for all) and the edge's verdicts; {@link Edge#NONE} when routing is off */
   public SparePoolReconciler(ClusterView cache, SpareWriter writer, SpareNames names, Clock clock, boolean holdDuringBursts,
-      int routesAhead, BiConsumer<String, Duration> routeAhead) {
+      Edge edge) {
     this.cache = cache;
     this.writer = writer;
     this.names = names;
     this.clock = clock;
     this.holdDuringBursts = holdDuringBursts;
-    this.routesAhead = routesAhead;
-    this.routeAhead = routeAhead;
+    this.edge = edge;
   }
 
   public SyncResult sync(String poolName) {
@@ -139,7 +150,7 @@ public final class SparePoolReconciler {
       } else if (spare.getSpec().getOrganization() != null) {
         allocated++;
         // Parsed only for the few bound since the last pause, not for every tenant the pool ever had.
-        Instant at = Spares.justBound(spare) ? allocatedAt(spare) : null;
+        Instant at = Spares.justBound(spare) ? bound(poolName, spare) : null;
         lastSignup = at != null && (lastSignup == null || at.isAfter(lastSignup)) ? at : lastSignup;
       }
     }
@@ -161,7 +172,7 @@ public final class SparePoolReconciler {
     }
     int ready = (int) unallocated.stream().filter(Spares::isReady).count();
     int provisioning = unallocated.size() - ready + unseen;
-    Duration held = refillHeld(poolName, lastSignup, 2 * ready >= buffer);
+    Duration held = max(refillHeld(poolName, lastSignup, 2 * ready >= buffer), edgeAwaited(poolName, 2 * ready >= buffer));
     lineUp(poolName, spares, held);
     int toCreate = !held.isZero() ? 0
         : Math.min(target - unallocated.size() - unseen, pool.getSpec().getMaxProvisioning() - provisioning);
@@ -188,6 +199,7 @@ public final class SparePoolReconciler {
     statusInHoldAt.remove(poolName);
     inLine.remove(poolName);
     nextRouteAt.remove(poolName);
+    awaitingEdge.remove(poolName);
   }
 
   /**
@@ -197,10 +209,10 @@ public final class SparePoolReconciler {
    * serves anything, the customers of the burst included; spaced, each build meets a few.
    */
   private void lineUp(String poolName, List<Tenant> spares, Duration held) {
-    if (routesAhead == 0 || !held.isZero()) {
+    if (edge.routesAhead() == 0 || !held.isZero()) {
       return;
     }
-    Set<String> line = Spares.nextInLine(spares, routesAhead);
+    Set<String> line = Spares.nextInLine(spares, edge.routesAhead());
     Set<String> before = inLine.put(poolName, line);
     Instant now = clock.instant();
     for (String spare : line) {
@@ -208,7 +220,7 @@ public final class SparePoolReconciler {
         Instant next = nextRouteAt.getOrDefault(poolName, now);
         Instant at = next.isAfter(now) ? next : now;
         nextRouteAt.put(poolName, at.plus(ROUTE_SPACING));
-        routeAhead.accept(spare, Duration.between(now, at));
+        edge.routeAhead().accept(spare, Duration.between(now, at));
       }
     }
   }
@@ -229,6 +241,24 @@ public final class SparePoolReconciler {
         : SignupPause.holdLeft(Duration.between(lastSignup, now), Duration.between(since, now));
   }
 
+  /**
+   * How much longer the refill waits for the edge to take the routes of the customers bound lately
+   * ({@link #EDGE_POLL}: it looks again then); zero: it need not. Each is waited for at most
+   * {@link SignupPause#MAX_HOLD} after its bind, and none once the buffer no longer covers the signups.
+   */
+  private Duration edgeAwaited(String poolName, boolean bufferCovers) {
+    Map<String, Instant> awaiting = awaitingEdge.get(poolName);
+    if (awaiting == null || awaiting.isEmpty()) {
+      return Duration.ZERO;
+    }
+    Instant expired = clock.instant().minus(SignupPause.MAX_HOLD);
+    awaiting.entrySet().removeIf(bound -> {
+      Tenant tenant = cache.tenant(bound.getKey());
+      return !bufferCovers || !bound.getValue().isAfter(expired) || tenant == null || edge.took().test(tenant);
+    });
+    return awaiting.isEmpty() ? Duration.ZERO : EDGE_POLL;
+  }
+
   /** Whether the status, held with the refill, is due anyway: the hold has lasted {@link SignupPause#MAX_HOLD} since it last was. */
   private boolean statusDueInHold(String poolName) {
     Instant now = clock.instant();
@@ -238,6 +268,15 @@ public final class SparePoolReconciler {
     }
     statusInHoldAt.put(poolName, now);
     return true;
+  }
+
+  /** When the allocation API bound the just-bound {@code spare} (null: unknown); the edge is awaited for its customer's route. */
+  private Instant bound(String poolName, Tenant spare) {
+    Instant at = allocatedAt(spare);
+    if (at != null && holdDuringBursts) {
+      awaitingEdge.computeIfAbsent(poolName, p -> new ConcurrentHashMap<>()).putIfAbsent(spare.getMetadata().getName(), at);
+    }
+    return at;
   }
 
   /** When the allocation API bound the spare; null when it was bound otherwise (by hand) or the stamp is unreadable. */
@@ -252,6 +291,10 @@ public final class SparePoolReconciler {
 
   private static <T extends Comparable<T>> T min(T a, T b) {
     return a.compareTo(b) <= 0 ? a : b;
+  }
+
+  private static <T extends Comparable<T>> T max(T a, T b) {
+    return a.compareTo(b) >= 0 ? a : b;
   }
 
   /** How many spares this process created for the pool that {@code cached} does not show yet; forgets the others. */

@@ -13,9 +13,11 @@ import io.tenantry.controller.cache.ClusterView;
 import io.tenantry.controller.config.OperatorConfig;
 import io.tenantry.controller.config.OperatorConfig.RoutingMode;
 import io.tenantry.controller.resources.AppModel;
+import io.tenantry.controller.resources.Names;
 import io.tenantry.controller.resources.TenantContext;
 import io.tenantry.controller.status.Reason;
 import io.tenantry.controller.status.RoutingStatus;
+import java.net.URI;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -164,6 +166,30 @@ public final class TenantRouting {
         .map(o -> view.get(HTTPRoute.class, o.getMetadata().getNamespace(), o.getMetadata().getName()))
         .map(route -> GatewayVerdict.refusal(route, ctx.config().edgeNamespace(), ctx.config().routing().gateway().name()))
         .flatMap(Optional::stream).findFirst();
+  }
+
+  /**
+   * Whether the edge has taken {@code tenant}'s route as it is now: the Gateway judged the route at its
+   * current generation, which names every hostname of the tenant's URLs. Not while a just-bound tenant's
+   * first sync has not run (its route, a subdomain's new one, may be on its way); always when no Gateway
+   * routes it (ingress, routing off, a tenant without URLs).
+   */
+  public boolean edgeTook(Tenant tenant, ClusterView view, OperatorConfig config) {
+    if (mode != RoutingMode.GATEWAY || !config.routing().enabled()) {
+      return true;
+    }
+    if (Spares.justBound(tenant)) {
+      return false;
+    }
+    List<String> urls = tenant.getStatus() == null || tenant.getStatus().getUrls() == null ? List.of() : tenant.getStatus().getUrls();
+    if (urls.isEmpty()) {
+      return true;
+    }
+    HTTPRoute route = view.get(HTTPRoute.class, Names.namespace(config.namespacePrefix(), tenant.getMetadata().getName()),
+        RouteModel.NAME);
+    return route != null && route.getSpec() != null && route.getSpec().getHostnames() != null
+        && urls.stream().map(url -> URI.create(url).getHost()).allMatch(route.getSpec().getHostnames()::contains)
+        && GatewayVerdict.given(route, config.edgeNamespace(), config.routing().gateway().name());
   }
 
   /** Lets go of a purged tenant's hostnames. */

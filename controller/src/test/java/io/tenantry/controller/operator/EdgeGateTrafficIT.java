@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRoute;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.tenantry.api.WellKnown;
 import io.tenantry.api.v1alpha1.AppRoute;
 import io.tenantry.api.v1alpha1.AppSpec;
 import io.tenantry.api.v1alpha1.SparePool;
@@ -157,6 +158,33 @@ class EdgeGateTrafficIT {
     }
     await().atMost(CONVERGE).ignoreExceptions().until(() -> edge.get(host(spare)).body().equals("not found"));
     assertThat(edge.get(host(spare))).as("the spare, still waiting").isEqualTo(new TraefikEdge.Answer(404, "not found"));
+  }
+
+  @Test
+  void whileTheBufferCoversABurstsReplacementWaitsUntilTheEdgeJudgedItsCustomersNewRoute() throws Exception {
+    readyRoutedSpares("patient", 2);
+    Instant bound;
+    edge.pause();
+    try {
+      AllocationCalls.Answer named = allocations.allocate("patient-1", "Patient Customer", "ops@patient.example", "patient",
+          "patient-name");
+      assertThat(named.status()).as(named.body().toString()).isEqualTo(200);
+      bound = Instant.now();
+      await().atMost(CONVERGE).until(() -> route(named.tenant()).getSpec().getHostnames().contains(host("patient-name")));
+      // Without the edge's verdict on the subdomain's route, the replacement waits (else built a second after the bind).
+      await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(4)).until(() -> spares("patient") == 2);
+    } finally {
+      edge.resume();
+    }
+    await().atMost(CONVERGE).until(() -> spares("patient") == 3);
+    assertThat(Duration.between(bound, Instant.now())).as("built once the edge judged the route, before the 10 s bound")
+        .isLessThan(Duration.ofSeconds(9));
+    await().atMost(CONVERGE).ignoreExceptions().until(() -> edge.get(host("patient-name")).status() == 200);
+  }
+
+  /** How many tenants the pool has built, bound or not. */
+  private static int spares(String pool) {
+    return client.resources(Tenant.class).withLabel(WellKnown.SPARE_POOL, pool).list().getItems().size();
   }
 
   /** A pool of {@code size} spares of one app routed at "/", once all are Ready with their routes accepted: their names. */

@@ -132,6 +132,22 @@ final class TraefikEdge implements AutoCloseable {
         .filter(e -> e.getConditions() != null && Boolean.TRUE.equals(e.getConditions().getReady())).count();
   }
 
+  /** Stops Traefik where it is (SIGSTOP): it watches, judges and serves nothing until {@link #resume}. */
+  void pause() throws IOException, InterruptedException {
+    signal("-STOP");
+  }
+
+  void resume() throws IOException, InterruptedException {
+    signal("-CONT");
+  }
+
+  private void signal(String signal) throws IOException, InterruptedException {
+    int exit = new ProcessBuilder("kill", signal, Long.toString(traefik.pid())).inheritIO().start().waitFor();
+    if (exit != 0) {
+      throw new IllegalStateException("kill " + signal + " " + traefik.pid() + " exited " + exit);
+    }
+  }
+
   @Override
   public void close() throws InterruptedException {
     if (traefik != null) {

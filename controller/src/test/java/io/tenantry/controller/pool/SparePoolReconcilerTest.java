@@ -24,8 +24,10 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** The spare pool's decisions: fill the buffer at most maxProvisioning at a time, refill, surge, follow the template, retire. */
@@ -38,11 +40,13 @@ class SparePoolReconcilerTest {
   /** The spares the reconciler queued for their route ahead, in order, and after how long. */
   private final List<String> routedAhead = new ArrayList<>();
   private final List<Duration> routedAfter = new ArrayList<>();
+  /** The bound tenants whose route, as it is now, the edge has not taken yet. */
+  private final Set<String> edgeBehind = new HashSet<>();
   private final SparePoolReconciler reconciler = new SparePoolReconciler(cluster, writes, SpareNames.CLUSTER_ONLY,
-      Clock.fixed(NOW, ZoneOffset.UTC), true, 2, (name, after) -> {
+      Clock.fixed(NOW, ZoneOffset.UTC), true, new SparePoolReconciler.Edge(2, (name, after) -> {
         routedAhead.add(name);
         routedAfter.add(after);
-      });
+      }, tenant -> !edgeBehind.contains(tenant.getMetadata().getName())));
 
   private void pool(int buffer, int maxProvisioning, String version) {
     TenantTemplate template = new TenantTemplate();
@@ -122,7 +126,7 @@ class SparePoolReconcilerTest {
       return west.reserve(name);
     };
     pool(1, 1, "1.0.0");
-    new SparePoolReconciler(cluster, writes, clashing, Clock.fixed(NOW, ZoneOffset.UTC), true, 0, (name, after) -> { }).sync("default");
+    new SparePoolReconciler(cluster, writes, clashing, Clock.fixed(NOW, ZoneOffset.UTC), true, SparePoolReconciler.Edge.NONE).sync("default");
 
     assertThat(offered).hasSize(2).allSatisfy(name -> assertThat(name).matches("default-[a-z0-9]{5}"));
     assertThat(spares()).extracting(t -> t.getMetadata().getName()).containsExactly(offered.get(1));
@@ -134,7 +138,7 @@ class SparePoolReconcilerTest {
   void whenNoNameCanBeReservedNothingIsCreatedAndTheSyncFails() {
     List<String> offered = new ArrayList<>();
     SparePoolReconciler refusing = new SparePoolReconciler(cluster, writes, name -> !offered.add(name),
-        Clock.fixed(NOW, ZoneOffset.UTC), true, 0, (name, after) -> { });
+        Clock.fixed(NOW, ZoneOffset.UTC), true, SparePoolReconciler.Edge.NONE);
     pool(1, 1, "1.0.0");
 
     assertThatThrownBy(() -> refusing.sync("default")).isInstanceOf(IllegalStateException.class)
@@ -148,7 +152,7 @@ class SparePoolReconcilerTest {
     InMemoryFleetRecords records = new InMemoryFleetRecords();
     records.setAvailable(false);
     SparePoolReconciler unreserved = new SparePoolReconciler(cluster, writes, SpareNames.fleet(records, "east"),
-        Clock.fixed(NOW, ZoneOffset.UTC), true, 0, (name, after) -> { });
+        Clock.fixed(NOW, ZoneOffset.UTC), true, SparePoolReconciler.Edge.NONE);
     pool(1, 1, "1.0.0");
 
     assertThatThrownBy(() -> unreserved.sync("default")).isInstanceOf(IllegalStateException.class)
@@ -214,7 +218,7 @@ class SparePoolReconcilerTest {
   @Test
   void aBurstThatGoesOnPastHalfTheBufferHoldsTheRefillTenSecondsAtMost() {
     MovingClock clock = new MovingClock(NOW);
-    SparePoolReconciler reconciler = new SparePoolReconciler(cluster, writes, SpareNames.CLUSTER_ONLY, clock, true, 0, (name, after) -> { });
+    SparePoolReconciler reconciler = new SparePoolReconciler(cluster, writes, SpareNames.CLUSTER_ONLY, clock, true, SparePoolReconciler.Edge.NONE);
     pool(30, 30, "1.0.0");
     reconciler.sync("default");
     allReady();
@@ -234,7 +238,7 @@ class SparePoolReconcilerTest {
   @Test
   void aStreamTheBufferAbsorbsHoldsTheRefillUntilHalfOfItIsGoneAndShowsTheCountsEveryTenSeconds() {
     MovingClock clock = new MovingClock(NOW);
-    SparePoolReconciler reconciler = new SparePoolReconciler(cluster, writes, SpareNames.CLUSTER_ONLY, clock, true, 0, (name, after) -> { });
+    SparePoolReconciler reconciler = new SparePoolReconciler(cluster, writes, SpareNames.CLUSTER_ONLY, clock, true, SparePoolReconciler.Edge.NONE);
     pool(60, 60, "1.0.0");
     reconciler.sync("default");
     allReady();
@@ -296,8 +300,8 @@ class SparePoolReconcilerTest {
     assertThat(created(writes.take())).isEqualTo(1);
   }
 
-  /** Binds the longest-standing spare to customer i as the allocation API does, stamped with when. */
-  private void allocate(int i, Instant when) {
+  /** Binds the longest-standing spare to customer i as the allocation API does, stamped with when; its name. */
+  private String allocate(int i, Instant when) {
     Tenant bound = Serialization.clone(spares().stream().filter(s -> s.getSpec().getState() == TenantState.New)
         .sorted(Spares.LONGEST_STANDING).toList().get(0));
     bound.getSpec().setState(TenantState.Active);
@@ -306,6 +310,44 @@ class SparePoolReconcilerTest {
         WellKnown.ALLOCATED_AT, when.toString())));
     bound.getStatus().setObservedState(TenantState.New); // Its first sync since the bind has not run.
     cluster.putTenant(bound);
+    return bound.getMetadata().getName();
+  }
+
+  @Test
+  void whileTheBufferCoversABurstsReplacementsWaitUntilTheEdgeTookItsCustomersRoutes() {
+    pool(4, 4, "1.0.0");
+    reconciler.sync("default");
+    allReady();
+    String customer = allocate(0, NOW.minusSeconds(2)); // The signups paused.
+    edgeBehind.add(customer);
+    writes.take();
+
+    SyncResult waiting = reconciler.sync("default");
+    assertThat(writes.take()).as("the edge has not taken the customer's route: no replacement, no status").isEmpty();
+    assertThat(waiting.requeueAfter()).as("a verdict is no event of the pool's: it looks again").isEqualTo(SparePoolReconciler.EDGE_POLL);
+
+    edgeBehind.clear();
+    assertThat(reconciler.sync("default")).isEqualTo(SyncResult.done());
+    assertThat(created(writes.take())).isEqualTo(1);
+  }
+
+  @Test
+  void theEdgeIsWaitedForTenSecondsAfterABindAtMostAndNotOnceTheBufferRunsLow() {
+    pool(4, 4, "1.0.0");
+    reconciler.sync("default");
+    allReady();
+    edgeBehind.add(allocate(0, NOW.minusSeconds(10)));
+    writes.take();
+    reconciler.sync("default");
+    assertThat(created(writes.take())).as("bound 10 s ago").isEqualTo(1);
+
+    allReady();
+    for (int i = 1; i <= 3; i++) {
+      edgeBehind.add(allocate(i, NOW.minusSeconds(2)));
+    }
+    writes.take();
+    reconciler.sync("default");
+    assertThat(created(writes.take())).as("1 of the buffer of 4 left Ready: the refill does not wait").isEqualTo(3);
   }
 
   @Test

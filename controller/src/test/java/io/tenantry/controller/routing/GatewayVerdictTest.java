@@ -8,7 +8,7 @@ import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRouteBuilder;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRouteStatusBuilder;
 import org.junit.jupiter.api.Test;
 
-/** Which Gateway verdicts on a tenant's HTTPRoute make its Routed condition False. */
+/** Which Gateway verdicts on a tenant's HTTPRoute make its Routed condition False, and when it has judged the route. */
 class GatewayVerdictTest {
 
   @Test
@@ -31,6 +31,18 @@ class GatewayVerdictTest {
         "edge", "tenantry")).as("another Gateway's verdict").isEmpty();
     assertThat(GatewayVerdict.refusal(withVerdict(route(3), "edge", "Accepted", "True", "Accepted", 3), "edge", "tenantry"))
         .isEmpty();
+  }
+
+  @Test
+  void theGatewayHasJudgedARouteOnceItsAcceptedConditionIsAtTheRoutesGenerationEitherWay() {
+    assertThat(GatewayVerdict.given(route(3), "edge", "tenantry")).as("not looked at yet").isFalse();
+    assertThat(GatewayVerdict.given(withVerdict(route(3), "edge", "Accepted", "True", "Accepted", 2), "edge", "tenantry"))
+        .as("judged as it was at generation 2").isFalse();
+    assertThat(GatewayVerdict.given(withVerdict(route(3), "other", "Accepted", "True", "Accepted", 3), "edge", "tenantry"))
+        .as("by another Gateway").isFalse();
+    assertThat(GatewayVerdict.given(withVerdict(route(3), "edge", "Accepted", "True", "Accepted", 3), "edge", "tenantry")).isTrue();
+    assertThat(GatewayVerdict.given(withVerdict(route(3), "edge", "Accepted", "False", "NotAllowedByListeners", 3), "edge",
+        "tenantry")).as("refused is judged too").isTrue();
   }
 
   private static HTTPRoute route(long generation) {

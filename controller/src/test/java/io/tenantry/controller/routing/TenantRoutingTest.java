@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRoute;
 import io.fabric8.kubernetes.api.model.gatewayapi.v1.HTTPRouteStatusBuilder;
+import io.tenantry.api.WellKnown;
 import io.tenantry.api.v1alpha1.Tenant;
 import io.tenantry.api.v1alpha1.TenantPhase;
 import io.tenantry.api.v1alpha1.TenantState;
@@ -19,7 +20,9 @@ import io.tenantry.spares.fleet.InMemoryFleetRecords;
 import io.tenantry.spares.fleet.TenantRef;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -174,6 +177,51 @@ class TenantRoutingTest {
     first.getSpec().setOrganization("Acme");
     cluster.putTenant(first);
     assertThat(routing.of(new TenantContext(third, twoAhead, twoAhead.plans().get("standard")), cluster).objects()).hasSize(1);
+  }
+
+  @Test
+  void theEdgeHasTakenABoundTenantsRouteOnceTheGatewayJudgedItAsItIsNowWithTheTenantsHostnames() {
+    FakeCluster cluster = new FakeCluster();
+    OperatorConfig config = RouteModelTest.ROUTED;
+    Tenant tenant = spare("pool-e4d5g");
+    cluster.putOwned(judged((HTTPRoute) routing.of(RouteModelTest.context(tenant), cluster).objects().get(0), 1));
+
+    tenant.getSpec().setState(TenantState.Active);
+    tenant.getSpec().setSubdomain("acme");
+    tenant.getMetadata().setAnnotations(new HashMap<>(Map.of(WellKnown.ALLOCATION_REQUEST, "signup-1")));
+    tenant.getStatus().setObservedState(TenantState.New);
+    assertThat(routing.edgeTook(tenant, cluster, config)).as("bound, its first sync not run yet").isFalse();
+
+    TenantRouting.Routes bound = routing.of(RouteModelTest.context(tenant), cluster);
+    tenant.getStatus().setObservedState(TenantState.Active);
+    tenant.getStatus().setUrls(bound.status().urls());
+    assertThat(routing.edgeTook(tenant, cluster, config)).as("the cache shows the spare's route, without acme").isFalse();
+    HTTPRoute route = (HTTPRoute) bound.objects().get(0);
+    route.getMetadata().setGeneration(2L);
+    cluster.putOwned(judged(route, 1));
+    assertThat(routing.edgeTook(tenant, cluster, config)).as("judged at generation 1 only").isFalse();
+    cluster.putOwned(judged(route, 2));
+    assertThat(routing.edgeTook(tenant, cluster, config)).isTrue();
+
+    tenant.getStatus().setUrls(List.of());
+    cluster.removeOwned(route);
+    assertThat(routing.edgeTook(tenant, cluster, config)).as("nothing routed: nothing to wait for").isTrue();
+    tenant.getStatus().setObservedState(TenantState.New);
+    assertThat(new TenantRouting(new FleetHostnameClaims(counted, "east"), RoutingMode.INGRESS).edgeTook(tenant, cluster, config))
+        .as("no Gateway to judge an Ingress").isTrue();
+  }
+
+  /** {@code route} at its generation, as the Gateway accepted it at {@code observedGeneration}. */
+  private static HTTPRoute judged(HTTPRoute route, long observedGeneration) {
+    if (route.getMetadata().getGeneration() == null) {
+      route.getMetadata().setGeneration(1L);
+    }
+    route.setStatus(new HTTPRouteStatusBuilder().addNewParent().withNewParentRef().withName("tenantry")
+        .withNamespace("tenantry-edge").endParentRef()
+        .addToConditions(new ConditionBuilder().withType("Accepted").withStatus("True").withReason("Accepted")
+            .withObservedGeneration(observedGeneration).build())
+        .endParent().build());
+    return route;
   }
 
   @Test
