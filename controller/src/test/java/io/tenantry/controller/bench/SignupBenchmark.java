@@ -486,6 +486,11 @@ public final class SignupBenchmark {
           medianP50(firstPages) / medianP50(peerPages), Milestone.of(served, su -> su.served),
           Milestone.of(served.stream().filter(su -> !su.subdomain).toList(), su -> su.served),
           Milestone.of(served.stream().filter(su -> su.subdomain).toList(), su -> su.served), Milestone.of(peersServed, su -> su.served)));
+      // Where a new hostname's time goes: the answer (the claim and the bind), the operator's route write, the edge's status write, its reload.
+      List<Signup> named = served.stream().filter(su -> su.subdomain).toList();
+      summary.add(String.format(Locale.ROOT, "%s, with a subdomain: answered %s, route written %s, accepted %s, first 200 %s", side,
+          Milestone.of(named, su -> su.answered), Milestone.of(named, su -> tracker.written(su.namespace, su.host)),
+          Milestone.of(named, su -> tracker.accepted(su.namespace, su.host)), Milestone.of(named, su -> su.served)));
     }
   }
 
