@@ -16,7 +16,8 @@
 #   kwok-cluster.sh down <name>         delete the cluster and its files
 #   kwok-cluster.sh kubeconfig <name>   print the kubeconfig path
 #   kwok-cluster.sh stop-apiserver <name>   kill its kube-apiserver only (etcd and the rest keep running)
-#   kwok-cluster.sh start-apiserver <name>  start it again, as it was; returns once it is ready
+#   kwok-cluster.sh start-apiserver <name>  start it again, as it was, and restart kube-controller-manager
+#                                           and kube-scheduler; returns once it is ready
 #   kwok-cluster.sh compact <name>      compact etcd to a new revision past every object's; prints it
 set -euo pipefail
 
@@ -89,8 +90,8 @@ YAML
 # Fault injection for reliability tests: the API server goes away while etcd keeps the data.
 cluster_dir="$KWOK_WORKDIR/clusters/$name"
 
-stop_apiserver() {
-  local pid_file="$cluster_dir/pids/kube-apiserver.pid" pid
+kill_component() {
+  local pid_file="$cluster_dir/pids/$1.pid" pid
   pid="$(cat "$pid_file")"
   # Killed, as a crash or a lost machine would: a graceful stop waits up to a minute for open watches.
   kill -9 "$pid"
@@ -99,8 +100,19 @@ stop_apiserver() {
   rm "$pid_file" # As kwokctl's own stop does: `start cluster` starts what has no pid file.
 }
 
+stop_apiserver() {
+  kill_component kube-apiserver
+}
+
 start_apiserver() {
-  # Starts the components that are not running (the API server only), with the cluster's own flags.
+  # In a real cluster kube-controller-manager and kube-scheduler run with leader election: an outage
+  # longer than their lease's renew deadline (10 s) makes them exit, and kubelet starts them again.
+  # Here they run without it and kwokctl restarts nothing, so they are restarted by hand; left running,
+  # kube-controller-manager once went on for minutes without making the pods of Deployments created
+  # just before the outage (ApiServerFaultsIT).
+  kill_component kube-controller-manager
+  kill_component kube-scheduler
+  # Starts the components that are not running, with the cluster's own flags.
   "$kwokctl" start cluster --name "$name" >&2
   for _ in $(seq 600); do
     "${kubectl[@]}" get --raw /readyz >/dev/null 2>&1 && return 0

@@ -66,7 +66,11 @@ public final class SimulatedCluster implements TestCluster {
     run(TestBinaries.locate(), "stop-apiserver", name);
   }
 
-  /** Starts the kube-apiserver {@link #stopApiServer} stopped, with the same flags; returns once it is ready. */
+  /**
+   * Starts the kube-apiserver {@link #stopApiServer} stopped, with the same flags, and restarts
+   * kube-controller-manager and kube-scheduler, as a real cluster's kubelet does once they lose
+   * their leader lease in an outage; returns once the API server is ready.
+   */
   public static void startApiServer(String name) {
     run(TestBinaries.locate(), "start-apiserver", name);
   }

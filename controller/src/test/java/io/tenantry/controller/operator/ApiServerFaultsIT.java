@@ -46,7 +46,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The API server goes away under a running operator (on a simulated cluster of this class's own:
- * its kube-apiserver is killed and started again while etcd keeps the data):
+ * its kube-apiserver is killed and started again while etcd keeps the data, and the cluster's
+ * controllers are restarted with it, as after an outage that outlasts their leader lease):
  * <ul>
  *   <li>down for 20 s while ten tenants are being provisioned: the operator keeps running, backs
  *       off (a bounded number of requests, no hot loop), deletes nothing, and brings every tenant
