@@ -9,7 +9,7 @@ import java.time.Duration;
  * for {@link #PAUSE}, at most {@link #MAX_HOLD}. Done at once, those writes reach the API server
  * between the binds of the signups still arriving. The bound tenant's own first sync (its route,
  * identity and status) is never held: the customer's first page waits for it. Each caller keeps its
- * own clock. The pool's refill may wait longer: while half its buffer is still Ready, until the
+ * own clock. The pool's refill may wait longer: while its buffer covers the stream, until the
  * signups pause, and then until the edge has judged its customers' routes, at most MAX_HOLD after
  * each bind (SparePoolReconciler).
  */

@@ -49,12 +49,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Refill behind signups: while spares are being allocated, replacements and the pool's status
  * wait for the signups to pause ({@link SignupPause}: a second, at most ten into a burst; for as
- * long as the signups keep coming while half the buffer is still Ready, the status then written
- * every ten seconds). Building a spare costs the API server some forty writes (its namespace and
+ * long as the signups keep coming while the buffer covers them, the status then written every ten
+ * seconds). The buffer covers a stream while half of it is still Ready, or while its Ready spares
+ * would last {@link #STREAM_COVER} more at the stream's pace so far. Building a spare costs the API server some forty writes (its namespace and
  * objects, their statuses, the pod kube-controller-manager makes), and the status changes with
  * every bind: all of it would otherwise queue up between the binds of the signups that caused it,
- * and a stream the buffer can absorb would wait behind its own refill. Below half the buffer the
- * refill runs alongside the signups, so that a stream longer than the buffer finds spares. A pool
+ * and a stream the buffer can absorb would wait behind its own refill. Once the buffer no longer
+ * covers, the refill runs alongside the signups, so that a stream longer than the buffer finds spares. A pool
  * emptied by a burst refills a second after its last bind: signups that find it empty bind nothing.
  * While the buffer covers, the refill also waits until the edge has taken the routes of the burst's
  * customers as they are now ({@link Edge#took}; a subdomain is a new route), at most
@@ -91,6 +92,11 @@ public final class SparePoolReconciler {
   static final Duration ROUTE_SPACING = Duration.ofMillis(50);
   /** How often a refill that waits for the edge looks again: its verdicts are no event of the pool's. */
   static final Duration EDGE_POLL = Duration.ofMillis(200);
+  /**
+   * How long the Ready spares must last at a stream's pace for its refill to keep waiting: longer than
+   * a replacement takes to become Ready while the refill runs beside the signups (some 40 writes each).
+   */
+  static final Duration STREAM_COVER = Duration.ofSeconds(30);
   /** Draws of a spare's name before giving up; with 36^5 names, more than one is already rare. */
   private static final int NAME_DRAWS = 5;
 
@@ -108,6 +114,8 @@ public final class SparePoolReconciler {
   private final Map<String, Map<String, Instant>> unseenCreates = new ConcurrentHashMap<>();
   /** By pool, when the refill was first held back for the signups arriving now. */
   private final Map<String, Instant> heldSince = new ConcurrentHashMap<>();
+  /** By pool, its allocated spares at its last sync outside a hold: the binds since are the stream's pace. */
+  private final Map<String, Integer> allocatedBeforeHold = new ConcurrentHashMap<>();
   /** By pool, when a hold last let the status through: one the buffer stretches shows its counts every MAX_HOLD. */
   private final Map<String, Instant> statusInHoldAt = new ConcurrentHashMap<>();
   private final Edge edge;
@@ -172,7 +180,7 @@ public final class SparePoolReconciler {
     }
     int ready = (int) unallocated.stream().filter(Spares::isReady).count();
     int provisioning = unallocated.size() - ready + unseen;
-    Duration held = max(refillHeld(poolName, lastSignup, 2 * ready >= buffer), edgeAwaited(poolName, 2 * ready >= buffer));
+    Duration held = held(poolName, lastSignup, ready, buffer, allocated);
     lineUp(poolName, spares, held);
     int toCreate = !held.isZero() ? 0
         : Math.min(target - unallocated.size() - unseen, pool.getSpec().getMaxProvisioning() - provisioning);
@@ -196,6 +204,7 @@ public final class SparePoolReconciler {
   private void forget(String poolName) {
     unseenCreates.remove(poolName);
     heldSince.remove(poolName);
+    allocatedBeforeHold.remove(poolName);
     statusInHoldAt.remove(poolName);
     inLine.remove(poolName);
     nextRouteAt.remove(poolName);
@@ -225,9 +234,41 @@ public final class SparePoolReconciler {
     }
   }
 
+  /** How much longer the refill and the status wait: for the signups to pause, then for the edge. */
+  private Duration held(String poolName, Instant lastSignup, int ready, int buffer, int allocated) {
+    boolean bufferCovers = bufferCovers(poolName, ready, buffer, allocated);
+    Duration held = refillHeld(poolName, lastSignup, bufferCovers);
+    if (heldSince.get(poolName) == null) {
+      allocatedBeforeHold.put(poolName, allocated);
+    }
+    return max(held, edgeAwaited(poolName, bufferCovers));
+  }
+
+  /**
+   * Whether the {@code ready} spares absorb the signups arriving now: half the buffer is still Ready, or
+   * they last {@link #STREAM_COVER} at the pace of the binds since the hold began (over a second at least,
+   * so that the first binds of a burst count as a fast stream, not an endless one). Binds are counted
+   * from the pool's allocated spares, not from the spares seen just bound: a bound spare's own first
+   * sync, which ends that, may well run before the pool's next one.
+   */
+  private boolean bufferCovers(String poolName, int ready, int buffer, int allocated) {
+    if (2 * ready >= buffer) {
+      return true;
+    }
+    Instant since = heldSince.get(poolName);
+    Integer before = allocatedBeforeHold.get(poolName);
+    if (since == null || before == null) {
+      return false;
+    }
+    long heldMillis = Math.max(Duration.between(since, clock.instant()).toMillis(), SignupPause.PAUSE.toMillis());
+    // At least the bind that began the hold: tenants deleted meanwhile do not make the stream endless.
+    long binds = Math.max(1, allocated - before);
+    return ready * heldMillis >= binds * STREAM_COVER.toMillis();
+  }
+
   /**
    * How much longer replacements and the status wait for the signups arriving now to pause; zero: not at all.
-   * While half the buffer is still Ready, for as long as the signups keep coming: the buffer absorbs the stream.
+   * While the buffer covers them, for as long as the signups keep coming: the buffer absorbs the stream.
    */
   private Duration refillHeld(String poolName, Instant lastSignup, boolean bufferCovers) {
     Instant now = clock.instant();

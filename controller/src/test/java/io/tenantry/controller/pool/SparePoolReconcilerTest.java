@@ -260,6 +260,39 @@ class SparePoolReconcilerTest {
     assertThat(created(writes.take())).as("29 of 60 Ready, 15 s into the stream: replacements for all 31").isEqualTo(31);
   }
 
+  @Test
+  void aStreamPastHalfTheBufferHoldsTheRefillWhileTheReadySparesLastThirtySecondsAtItsPace() {
+    MovingClock clock = new MovingClock(NOW);
+    SparePoolReconciler reconciler = new SparePoolReconciler(cluster, writes, SpareNames.CLUSTER_ONLY, clock, true, SparePoolReconciler.Edge.NONE);
+    pool(200, 200, "1.0.0");
+    reconciler.sync("default");
+    allReady();
+    writes.take();
+    // Two signups a second: 60 Ready spares are the 30 s of cover, reached at the 140th, 69.5 s in.
+    // Every other customer's first sync runs before the pool's: those count toward the pace too.
+    for (int i = 0; i < 139; i++) {
+      String customer = allocate(i, clock.instant());
+      if (i % 2 == 1) {
+        Tenant synced = Serialization.clone(cluster.tenant(customer));
+        synced.getStatus().setObservedState(TenantState.Active);
+        cluster.putTenant(synced);
+      }
+      reconciler.sync("default");
+      List<String> log = writes.take();
+      assertThat(created(log)).as("%d signups in %d ms, %d spares Ready", i + 1, i * 500, 199 - i).isZero();
+      if (i > 0 && i % 20 == 0) {
+        assertThat(log).as("%d s into the stream", i / 2)
+            .containsExactly("status SparePool default ready=" + (199 - i) + " provisioning=0 allocated=" + (i + 1));
+      } else {
+        assertThat(log).isEmpty();
+      }
+      clock.advance(Duration.ofMillis(500));
+    }
+    allocate(139, clock.instant());
+    reconciler.sync("default");
+    assertThat(created(writes.take())).as("60 Ready, 30 s at two a second: replacements for all 140").isEqualTo(140);
+  }
+
   /** A clock the test moves. */
   private static final class MovingClock extends Clock {
     private Instant now;
