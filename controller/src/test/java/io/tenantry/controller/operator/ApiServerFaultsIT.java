@@ -30,6 +30,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse.BodyHandlers;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -112,10 +113,11 @@ class ApiServerFaultsIT {
     double downSeconds = (System.nanoTime() - down) / 1e9;
     SimulatedCluster.startApiServer(CLUSTER);
     long back = System.nanoTime();
+    Instant backAt = Instant.now();
 
     await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1)).until(() -> allReady(names));
     double recoverySeconds = (System.nanoTime() - back) / 1e9;
-    long operatorLag = names.stream().mapToLong(ApiServerFaultsIT::readyAfterItsWorkloads).max().orElseThrow();
+    long operatorLag = names.stream().mapToLong(n -> readyAfterItsWorkloads(n, backAt)).max().orElseThrow();
     long deletes = since(firstRequest).stream().filter(r -> r.startsWith("DELETE ")).count();
     Map<String, String> after = ownedUids();
     // Every caller of the API backs off between attempts: fabric8 retries a failed request 10 times,
@@ -128,7 +130,8 @@ class ApiServerFaultsIT {
     long bound = Math.round(1.5 * callers * downSeconds);
     System.out.printf("[reliability] api server down %.1f s during the syncs of %d tenants: %d requests from the operator"
             + " (%.1f/s; bound %d: %d callers at 1.5/s), %d deletes; %d tenants Ready %.1f s after it returned,"
-            + " each at most %d s after its workloads' last status write (the rest is the cluster's controllers' own recovery),"
+            + " each at most %d s after its workloads' last status write or the API server's return, whichever was later"
+            + " (the rest is the cluster's controllers' own recovery),"
             + " %d owned objects kept (same UIDs)%n",
         downSeconds, names.size(), requestsWhileDown, requestsWhileDown / downSeconds, bound, callers, deletes, names.size(),
         recoverySeconds, operatorLag, before.size());
@@ -238,11 +241,12 @@ class ApiServerFaultsIT {
 
   /**
    * Seconds (the API's timestamps have no finer grain) from the last status write to a tenant's
-   * Deployments and StatefulSets (their readiness, written by the cluster's controllers) to the
-   * Tenant's own Ready condition: the operator's part of a recovery, apart from how long the
+   * Deployments and StatefulSets (their readiness, written by the cluster's controllers), or from
+   * the API server's return at {@code back} if that was later (workloads ready before the outage),
+   * to the Tenant's own Ready condition: the operator's part of a recovery, apart from how long the
    * cluster's controllers take to make, start and report the pods.
    */
-  private static long readyAfterItsWorkloads(String name) {
+  private static long readyAfterItsWorkloads(String name, Instant back) {
     Tenant tenant = client.resources(Tenant.class).withName(name).get();
     Instant tenantReady = Instant.parse(tenant.getStatus().getConditions().stream()
         .filter(c -> "Ready".equals(c.getType())).findFirst().orElseThrow().getLastTransitionTime());
@@ -254,7 +258,8 @@ class ApiServerFaultsIT {
         .filter(f -> "status".equals(f.getSubresource()))
         .map(f -> Instant.parse(f.getTime()))
         .max(Instant::compareTo).orElseThrow(() -> new AssertionError("no workload status written for " + name));
-    return Duration.between(workloadsReported, tenantReady).toSeconds();
+    Instant from = workloadsReported.isAfter(back) ? workloadsReported : back.truncatedTo(ChronoUnit.SECONDS);
+    return Duration.between(from, tenantReady).toSeconds();
   }
 
   /** Every object the operator owns (its management label), as "Kind namespace/name" to UID. */
