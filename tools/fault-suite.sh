@@ -82,7 +82,11 @@ same classes at small sizes.
   without a restart, sends a bounded number of requests while it is down (no hot loop) and
   deletes nothing; it prints how long after the workloads reported ready each tenant turned Ready
   (the operator's part of the recovery, apart from the cluster's controllers': 24 s before the
-  informers' wait between attempts was capped at 8 s, `InformerRetries.clientConfig`, 0 s after);
+  informers' wait between attempts was capped at 8 s, \`InformerRetries.clientConfig\`, 0 s after).
+  kube-controller-manager and kube-scheduler are restarted with the API server, as a real cluster's
+  kubelet restarts them once an outage outlasts their leader lease: left running (kwokctl restarts
+  nothing, and here they run without leader election), the controller-manager took a minute and more
+  to make the pods of Deployments created just before the outage, in CI over 3 minutes;
   and watches expired by an etcd compaction (410 Gone): the informers list
   again, no owned object is deleted or recreated, and converged tenants cost no write; and down
   while informers start (as when a pod takes the lead), for longer than the client's own request
