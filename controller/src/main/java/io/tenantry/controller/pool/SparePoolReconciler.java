@@ -157,8 +157,9 @@ public final class SparePoolReconciler {
         retire(spare); // One of ours, retired: gone once purged.
       } else if (spare.getSpec().getOrganization() != null) {
         allocated++;
-        // Parsed only for the few bound since the last pause, not for every tenant the pool ever had.
-        Instant at = Spares.justBound(spare) ? bound(poolName, spare) : null;
+        // Parsed only for those bound since the signups last paused, not for every tenant the pool ever had: their
+        // fleet record waits for that pause, and their first sync, which ends justBound, often runs before this one.
+        Instant at = Spares.justBound(spare) || Spares.unrecorded(spare) ? bound(poolName, spare) : null;
         lastSignup = at != null && (lastSignup == null || at.isAfter(lastSignup)) ? at : lastSignup;
       }
     }
@@ -311,10 +312,13 @@ public final class SparePoolReconciler {
     return true;
   }
 
-  /** When the allocation API bound the just-bound {@code spare} (null: unknown); the edge is awaited for its customer's route. */
+  /**
+   * When the allocation API bound {@code spare} (null: unknown); the edge is awaited for its customer's route when that
+   * was less than {@link SignupPause#MAX_HOLD} ago.
+   */
   private Instant bound(String poolName, Tenant spare) {
     Instant at = allocatedAt(spare);
-    if (at != null && holdDuringBursts) {
+    if (at != null && holdDuringBursts && at.isAfter(clock.instant().minus(SignupPause.MAX_HOLD))) {
       awaitingEdge.computeIfAbsent(poolName, p -> new ConcurrentHashMap<>()).putIfAbsent(spare.getMetadata().getName(), at);
     }
     return at;

@@ -216,6 +216,28 @@ class SparePoolReconcilerTest {
   }
 
   @Test
+  void aSignupWhoseFirstSyncRanBeforeThePoolsHoldsTheRefillUntilItsRecordIsMarked() {
+    pool(4, 4, "1.0.0");
+    reconciler.sync("default");
+    allReady();
+    String customer = allocate(0, NOW.minusMillis(400));
+    Tenant synced = Serialization.clone(cluster.tenant(customer));
+    synced.getStatus().setObservedState(TenantState.Active);
+    cluster.putTenant(synced);
+    writes.take();
+
+    SyncResult held = reconciler.sync("default");
+    assertThat(writes.take()).as("bound 0.4 s ago, its first sync over: the replacement and the status wait").isEmpty();
+    assertThat(held.requeueAfter()).isEqualTo(Duration.ofMillis(600));
+
+    Tenant recorded = Serialization.clone(cluster.tenant(customer));
+    recorded.getMetadata().getAnnotations().put(WellKnown.ALLOCATION_RECORDED, NOW.toString());
+    cluster.putTenant(recorded);
+    assertThat(reconciler.sync("default")).isEqualTo(SyncResult.done());
+    assertThat(created(writes.take())).as("its record marked: the signups paused").isEqualTo(1);
+  }
+
+  @Test
   void aBurstThatGoesOnPastHalfTheBufferHoldsTheRefillTenSecondsAtMost() {
     MovingClock clock = new MovingClock(NOW);
     SparePoolReconciler reconciler = new SparePoolReconciler(cluster, writes, SpareNames.CLUSTER_ONLY, clock, true, SparePoolReconciler.Edge.NONE);
