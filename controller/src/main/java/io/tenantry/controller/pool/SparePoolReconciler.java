@@ -121,6 +121,8 @@ public final class SparePoolReconciler {
   private final Edge edge;
   /** By pool, the customers of its latest signups whose routes the edge may not have taken yet, with when they were bound. */
   private final Map<String, Map<String, Instant>> awaitingEdge = new ConcurrentHashMap<>();
+  /** By pool, the latest bind it has seen. */
+  private final Map<String, Instant> latestSignup = new ConcurrentHashMap<>();
   /** By pool, the spares next in line at its last sync. */
   private final Map<String, Set<String>> inLine = new ConcurrentHashMap<>();
   /** By pool, when the next spare that joins the line may have its route written. */
@@ -157,12 +159,12 @@ public final class SparePoolReconciler {
         retire(spare); // One of ours, retired: gone once purged.
       } else if (spare.getSpec().getOrganization() != null) {
         allocated++;
-        // Parsed only for those bound since the signups last paused, not for every tenant the pool ever had: their
-        // fleet record waits for that pause, and their first sync, which ends justBound, often runs before this one.
+        // Only those bound since the signups paused (whose first sync often ran before this one), not every tenant ever.
         Instant at = Spares.justBound(spare) || Spares.unrecorded(spare) ? bound(poolName, spare) : null;
-        lastSignup = at != null && (lastSignup == null || at.isAfter(lastSignup)) ? at : lastSignup;
+        lastSignup = later(lastSignup, at);
       }
     }
+    lastSignup = remembered(poolName, lastSignup);
     // The newest first: when shrinking, those are the ones least likely to be Ready already.
     unallocated.sort(Comparator.comparing((Tenant t) -> t.getMetadata().getCreationTimestamp()).reversed());
     Duration surgeLeft = surgeLeft(pool);
@@ -210,6 +212,23 @@ public final class SparePoolReconciler {
     inLine.remove(poolName);
     nextRouteAt.remove(poolName);
     awaitingEdge.remove(poolName);
+    latestSignup.remove(poolName);
+  }
+
+  /**
+   * The latest bind the pool has seen, {@code seen} now among them: the records of a burst held ten seconds are
+   * marked together, and none may be left unrecorded then.
+   */
+  private Instant remembered(String poolName, Instant seen) {
+    Instant latest = later(seen, latestSignup.get(poolName));
+    if (latest != null) {
+      latestSignup.put(poolName, latest);
+    }
+    return latest;
+  }
+
+  private static Instant later(Instant a, Instant b) {
+    return a == null || b != null && b.isAfter(a) ? b : a;
   }
 
   /**

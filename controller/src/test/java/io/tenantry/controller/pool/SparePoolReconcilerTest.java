@@ -42,8 +42,10 @@ class SparePoolReconcilerTest {
   private final List<Duration> routedAfter = new ArrayList<>();
   /** The bound tenants whose route, as it is now, the edge has not taken yet. */
   private final Set<String> edgeBehind = new HashSet<>();
+  /** The clock of {@link #reconciler}: still unless a test moves it. */
+  private final MovingClock now = new MovingClock(NOW);
   private final SparePoolReconciler reconciler = new SparePoolReconciler(cluster, writes, SpareNames.CLUSTER_ONLY,
-      Clock.fixed(NOW, ZoneOffset.UTC), true, new SparePoolReconciler.Edge(2, (name, after) -> {
+      now, true, new SparePoolReconciler.Edge(2, (name, after) -> {
         routedAhead.add(name);
         routedAfter.add(after);
       }, tenant -> !edgeBehind.contains(tenant.getMetadata().getName())));
@@ -216,25 +218,30 @@ class SparePoolReconcilerTest {
   }
 
   @Test
-  void aSignupWhoseFirstSyncRanBeforeThePoolsHoldsTheRefillUntilItsRecordIsMarked() {
+  void aSignupHoldsTheRefillAfterItsFirstSyncAndItsRecordThoughThePoolSawNeitherBefore() {
+    MovingClock clock = new MovingClock(NOW);
+    SparePoolReconciler reconciler = new SparePoolReconciler(cluster, writes, SpareNames.CLUSTER_ONLY, clock, true, SparePoolReconciler.Edge.NONE);
     pool(4, 4, "1.0.0");
     reconciler.sync("default");
     allReady();
-    String customer = allocate(0, NOW.minusMillis(400));
-    Tenant synced = Serialization.clone(cluster.tenant(customer));
+    String first = allocate(0, NOW.minusMillis(400));
+    Tenant synced = Serialization.clone(cluster.tenant(first));
     synced.getStatus().setObservedState(TenantState.Active);
     cluster.putTenant(synced);
     writes.take();
 
-    SyncResult held = reconciler.sync("default");
-    assertThat(writes.take()).as("bound 0.4 s ago, its first sync over: the replacement and the status wait").isEmpty();
-    assertThat(held.requeueAfter()).isEqualTo(Duration.ofMillis(600));
+    assertThat(reconciler.sync("default").requeueAfter()).isEqualTo(Duration.ofMillis(600));
+    assertThat(writes.take()).as("bound 0.4 s ago, its first sync over, its record not marked: the refill waits").isEmpty();
 
-    Tenant recorded = Serialization.clone(cluster.tenant(customer));
+    Tenant recorded = Serialization.clone(cluster.tenant(first));
     recorded.getMetadata().getAnnotations().put(WellKnown.ALLOCATION_RECORDED, NOW.toString());
     cluster.putTenant(recorded);
+    assertThat(reconciler.sync("default").requeueAfter()).isEqualTo(Duration.ofMillis(600));
+    assertThat(writes.take()).as("its record marked too: the pool remembers the bind").isEmpty();
+
+    clock.advance(Duration.ofMillis(600));
     assertThat(reconciler.sync("default")).isEqualTo(SyncResult.done());
-    assertThat(created(writes.take())).as("its record marked: the signups paused").isEqualTo(1);
+    assertThat(created(writes.take())).as("a second without a signup").isEqualTo(1);
   }
 
   @Test
@@ -424,13 +431,10 @@ class SparePoolReconcilerTest {
     reconciler.sync("default");
     assertThat(routedAhead).as("while signups arrive, the line waits as the refill does").isEmpty();
 
-    Tenant bound = Serialization.clone(cluster.tenant(byAge.get(0)));
-    bound.getMetadata().getAnnotations().put(WellKnown.ALLOCATED_AT, NOW.minusSeconds(5).toString()); // The signups paused.
-    cluster.putTenant(bound);
+    now.advance(Duration.ofSeconds(1)); // The signups paused.
     reconciler.sync("default");
     assertThat(routedAhead).as("the bind took %s", byAge.get(0)).containsExactly(byAge.get(2));
-    assertThat(routedAfter.get(2)).as("after those before it, on the same clock")
-        .isEqualTo(SparePoolReconciler.ROUTE_SPACING.multipliedBy(2));
+    assertThat(routedAfter.get(2)).as("those before it written long ago").isEqualTo(Duration.ZERO);
   }
 
   @Test
