@@ -164,7 +164,6 @@ public final class SparePoolReconciler {
         lastSignup = later(lastSignup, at);
       }
     }
-    lastSignup = remembered(poolName, lastSignup);
     // The newest first: when shrinking, those are the ones least likely to be Ready already.
     unallocated.sort(Comparator.comparing((Tenant t) -> t.getMetadata().getCreationTimestamp()).reversed());
     Duration surgeLeft = surgeLeft(pool);
@@ -183,7 +182,7 @@ public final class SparePoolReconciler {
     }
     int ready = (int) unallocated.stream().filter(Spares::isReady).count();
     int provisioning = unallocated.size() - ready + unseen;
-    Duration held = held(poolName, lastSignup, ready, buffer, allocated);
+    Duration held = held(poolName, remembered(poolName, lastSignup), ready, buffer, allocated);
     lineUp(poolName, spares, held);
     int toCreate = !held.isZero() ? 0
         : Math.min(target - unallocated.size() - unseen, pool.getSpec().getMaxProvisioning() - provisioning);
