@@ -219,8 +219,6 @@ class SparePoolReconcilerTest {
 
   @Test
   void aSignupHoldsTheRefillAfterItsFirstSyncAndItsRecordThoughThePoolSawNeitherBefore() {
-    MovingClock clock = new MovingClock(NOW);
-    SparePoolReconciler reconciler = new SparePoolReconciler(cluster, writes, SpareNames.CLUSTER_ONLY, clock, true, SparePoolReconciler.Edge.NONE);
     pool(4, 4, "1.0.0");
     reconciler.sync("default");
     allReady();
@@ -239,7 +237,7 @@ class SparePoolReconcilerTest {
     assertThat(reconciler.sync("default").requeueAfter()).isEqualTo(Duration.ofMillis(600));
     assertThat(writes.take()).as("its record marked too: the pool remembers the bind").isEmpty();
 
-    clock.advance(Duration.ofMillis(600));
+    now.advance(Duration.ofMillis(600));
     assertThat(reconciler.sync("default")).isEqualTo(SyncResult.done());
     assertThat(created(writes.take())).as("a second without a signup").isEqualTo(1);
   }
