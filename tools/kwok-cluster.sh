@@ -18,7 +18,15 @@
 #   kwok-cluster.sh stop-apiserver <name>   kill its kube-apiserver only (etcd and the rest keep running)
 #   kwok-cluster.sh start-apiserver <name>  start it again, as it was, and restart kube-controller-manager
 #                                           and kube-scheduler; returns once it is ready
+#   kwok-cluster.sh revive <name>       start again a kube-apiserver that exited on its own, as kubelet
+#                                           restarts a crashed static pod: keeps the logs (printed path),
+#                                           then as start-apiserver
 #   kwok-cluster.sh compact <name>      compact etcd to a new revision past every object's; prints it
+#
+# Components that died are found by their pid files, checked against /proc: pids are reused (pid_max
+# is 32768 on our machines) and kwokctl kills, or takes for the running component, whatever process has
+# a stale pid file's number. The logs of a component found dead are kept in $cache/crashed (the newest
+# 10), and a line starting "kwok-cluster:" on stderr says so.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -29,10 +37,11 @@ kwokctl="$cache/bin/kwokctl"
 export KWOK_WORKDIR="$cache/kwok"
 export KWOK_KUBE_VERSION="v$KUBERNETES_VERSION"
 
-usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 [[ $# -ge 2 ]] || usage
 cmd="$1" name="$2" nodes="${3:-3}"
-kubeconfig="$KWOK_WORKDIR/clusters/$name/kubeconfig.yaml"
+cluster_dir="$KWOK_WORKDIR/clusters/$name"
+kubeconfig="$cluster_dir/kubeconfig.yaml"
 kubectl=("$k8s_dir/kubectl" --kubeconfig "$kubeconfig")
 
 need_binaries() {
@@ -50,6 +59,7 @@ up() {
     echo "$kubeconfig"
     return
   fi
+  forget_dead_components # Left by a killed run: their numbers may be other processes' by now.
   "$kwokctl" delete cluster --name "$name" >/dev/null 2>&1 || true
   # kwokctl 0.7.0 indexes a repeated component's patch by the flag's position, so each component's
   # first --extra-args must come before any repeat (else it panics: index out of range).
@@ -87,17 +97,48 @@ YAML
   echo "$kubeconfig"
 }
 
-# Fault injection for reliability tests: the API server goes away while etcd keeps the data.
-cluster_dir="$KWOK_WORKDIR/clusters/$name"
+# Prints the pid in a component's pid file if that process is this cluster's component (kwokctl starts
+# each from the cluster's bin/ directory), fails otherwise.
+component_pid() {
+  local pid
+  pid="$(cat "$cluster_dir/pids/$1.pid" 2>/dev/null)" || return 1
+  [[ "$(tr '\0' '\n' 2>/dev/null <"/proc/$pid/cmdline" | head -1)" == "$cluster_dir/bin/"* ]] && echo "$pid"
+}
 
+# Removes the pid files of components that are not running. With "keep" (a component died, rather than
+# being left behind by a killed run), keeps the cluster's logs if any was found, and says where.
+forget_dead_components() {
+  local pid_file component dead=()
+  for pid_file in "$cluster_dir"/pids/*.pid; do
+    [[ -e "$pid_file" ]] || continue
+    component="$(basename "$pid_file" .pid)"
+    component_pid "$component" >/dev/null || { rm "$pid_file"; dead+=("$component"); }
+  done
+  if [[ "${1:-}" == keep && ${#dead[@]} -gt 0 ]]; then
+    echo "kwok-cluster: ${dead[*]} of cluster $name not running; its logs are kept in $(keep_logs)" >&2
+  fi
+}
+
+# Copies the cluster's logs to $cache/crashed/<name>-<time>, keeps the newest 10 such copies, prints the path.
+keep_logs() {
+  local kept
+  kept="$cache/crashed/$name-$(date -u +%Y%m%dT%H%M%SZ)"
+  mkdir -p "$kept"
+  cp -a "$cluster_dir/logs/." "$kept/" 2>/dev/null || true
+  ls -dt "$cache"/crashed/*/ | tail -n +11 | xargs -r rm -rf
+  echo "$kept"
+}
+
+# Fault injection for reliability tests: the API server goes away while etcd keeps the data.
 kill_component() {
-  local pid_file="$cluster_dir/pids/$1.pid" pid
-  pid="$(cat "$pid_file")"
-  # Killed, as a crash or a lost machine would: a graceful stop waits up to a minute for open watches.
-  kill -9 "$pid"
-  # Until it is dead (a zombie, too, has closed its sockets; whoever adopted it reaps it).
-  while grep -qs '^State:[[:space:]]*[^Z[:space:]]' "/proc/$pid/status"; do sleep 0.1; done
-  rm "$pid_file" # As kwokctl's own stop does: `start cluster` starts what has no pid file.
+  local pid
+  if pid="$(component_pid "$1")"; then
+    # Killed, as a crash or a lost machine would: a graceful stop waits up to a minute for open watches.
+    kill -9 "$pid"
+    # Until it is dead (a zombie, too, has closed its sockets; whoever adopted it reaps it).
+    while grep -qs '^State:[[:space:]]*[^Z[:space:]]' "/proc/$pid/status"; do sleep 0.1; done
+  fi
+  rm -f "$cluster_dir/pids/$1.pid" # As kwokctl's own stop does: `start cluster` starts what has no pid file.
 }
 
 stop_apiserver() {
@@ -112,6 +153,7 @@ start_apiserver() {
   # just before the outage (ApiServerFaultsIT).
   kill_component kube-controller-manager
   kill_component kube-scheduler
+  forget_dead_components keep
   # Starts the components that are not running, with the cluster's own flags.
   "$kwokctl" start cluster --name "$name" >&2
   for _ in $(seq 600); do
@@ -138,8 +180,9 @@ case "$cmd" in
   up) up ;;
   stop-apiserver) stop_apiserver ;;
   start-apiserver) start_apiserver ;;
+  revive) kept="$(keep_logs)"; kill_component kube-apiserver; start_apiserver; echo "$kept" ;;
   compact) compact ;;
-  down) [[ -x "$kwokctl" ]] && "$kwokctl" delete cluster --name "$name" >&2 || true ;;
+  down) forget_dead_components keep; [[ -x "$kwokctl" ]] && "$kwokctl" delete cluster --name "$name" >&2 || true ;;
   kubeconfig) echo "$kubeconfig" ;;
   *) usage ;;
 esac
