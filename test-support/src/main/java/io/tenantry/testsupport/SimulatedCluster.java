@@ -96,15 +96,7 @@ public final class SimulatedCluster implements TestCluster {
    * (Static: tests hold a cluster through {@link TestClusters}.)
    */
   public static void stopApiServer(String name) {
-    SimulatedCluster cluster = CREATED.get(name);
-    if (cluster == null) {
-      run(TestBinaries.locate(), "stop-apiserver", name);
-      return;
-    }
-    synchronized (cluster) {
-      cluster.stoppedOnPurpose = true;
-      run(cluster.binaries, "stop-apiserver", name);
-    }
+    runOnApiServer(name, "stop-apiserver", true);
   }
 
   /**
@@ -113,14 +105,19 @@ public final class SimulatedCluster implements TestCluster {
    * their leader lease in an outage; returns once the API server is ready.
    */
   public static void startApiServer(String name) {
+    runOnApiServer(name, "start-apiserver", false);
+  }
+
+  /** Runs a fault-injection command under the cluster's lock, so its supervisor sees only the outcome. */
+  private static void runOnApiServer(String name, String command, boolean stoppedAfter) {
     SimulatedCluster cluster = CREATED.get(name);
     if (cluster == null) {
-      run(TestBinaries.locate(), "start-apiserver", name);
+      run(TestBinaries.locate(), command, name);
       return;
     }
     synchronized (cluster) {
-      run(cluster.binaries, "start-apiserver", name);
-      cluster.stoppedOnPurpose = false;
+      run(cluster.binaries, command, name);
+      cluster.stoppedOnPurpose = stoppedAfter;
     }
   }
 
